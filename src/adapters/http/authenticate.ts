@@ -1,0 +1,22 @@
+import type { Context, Next } from 'koa';
+import { InvalidApiKey } from '../../core/errors.js';
+import type { PetCatalog } from '../../core/pet-catalog.js';
+
+// RFC 9110 §11.1: the scheme is case-insensitive; RFC 6750 §2.1: b64token characters only.
+const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+
+/** The key in an Authorization header: undefined when absent; throws InvalidApiKey when malformed. */
+export function bearerToken(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const match = BEARER.exec(header);
+  if (match === null) throw new InvalidApiKey(true);
+  return match[1];
+}
+
+/** Every request below this point is authenticated; the key's id is kept in ctx.state for logs and limits. */
+export function authenticate(catalog: PetCatalog) {
+  return async function requireApiKey(ctx: Context, next: Next): Promise<void> {
+    ctx.state.apiKeyId = catalog.authenticate(bearerToken(ctx.req.headers.authorization));
+    await next();
+  };
+}

@@ -1,0 +1,93 @@
+import type { Context, Next } from 'koa';
+import { DomainError, InvalidApiKey, type DomainErrorCode } from '../../core/errors.js';
+import { ApiError } from './api-error.js';
+
+export interface ErrorBody {
+  readonly code: string;
+  readonly message: string;
+  readonly status: number;
+}
+
+const REALM = 'realm="animal-store"';
+
+/** The one table from domain error codes to HTTP; a new domain code does not compile until it is listed here. */
+const DOMAIN_ERROR_STATUS = {
+  validation_failed: 400,
+  missing_api_key: 401,
+  invalid_api_key: 401,
+  pet_not_found: 404,
+  storage_unavailable: 503,
+} as const satisfies Record<DomainErrorCode, number>;
+
+function domainErrorHeaders(error: DomainError): Record<string, string> {
+  if (error.code === 'missing_api_key') return { 'WWW-Authenticate': `Bearer ${REALM}` };
+  if (error instanceof InvalidApiKey) {
+    // RFC 6750 §3: invalid_request for a malformed header, invalid_token for an unknown key.
+    const rfcError = error.malformed ? 'invalid_request' : 'invalid_token';
+    return { 'WWW-Authenticate': `Bearer ${REALM}, error="${rfcError}", error_description="${error.message.replace(/"/g, "'")}"` };
+  }
+  if (error.code === 'storage_unavailable') return { 'Retry-After': '5' };
+  return {};
+}
+
+interface ErrorResponse {
+  readonly body: ErrorBody;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** Any thrown value as the response the client sees. Unknown errors reveal nothing of their cause. */
+export function toErrorResponse(error: unknown): ErrorResponse {
+  if (error instanceof DomainError) {
+    const status = DOMAIN_ERROR_STATUS[error.code];
+    return { body: { code: error.code, message: error.message, status }, headers: domainErrorHeaders(error) };
+  }
+  if (error instanceof ApiError) {
+    return { body: { code: error.code, message: error.message, status: error.status }, headers: error.headers };
+  }
+  return {
+    body: { code: 'internal_error', message: 'An unexpected error occurred.', status: 500 },
+    headers: {},
+  };
+}
+
+export function renderError(ctx: Context, error: unknown): ErrorBody {
+  const { body, headers } = toErrorResponse(error);
+  ctx.status = body.status;
+  ctx.set(headers);
+  ctx.type = 'application/json';
+  ctx.body = JSON.stringify(body);
+  return body;
+}
+
+/**
+ * The outermost middleware: renders every failure, and the router's bare 404/405/501 answers, as JSON
+ * Error bodies. `onUnexpected` receives what became a 500, for the log only.
+ */
+export function respondWithErrors(onUnexpected: (error: unknown, ctx: Context) => void) {
+  return async function errorResponses(ctx: Context, next: Next): Promise<void> {
+    try {
+      await next();
+      throwIfBareStatus(ctx);
+    } catch (error) {
+      const body = renderError(ctx, error);
+      if (body.status >= 500 && !(error instanceof DomainError)) onUnexpected(error, ctx);
+    }
+  };
+}
+
+// Koa and @koa/router leave unmatched paths and methods without a body (Koa would send text/plain).
+function throwIfBareStatus(ctx: Context): void {
+  if (ctx.body != null) return;
+  if (ctx.status === 404) {
+    throw new ApiError(404, 'not_found', `No route matches ${ctx.method} ${ctx.path}.`);
+  }
+  if (ctx.status === 405) {
+    const allow = String(ctx.response.get('Allow'));
+    throw new ApiError(405, 'method_not_allowed', `${ctx.method} is not allowed here; allowed: ${allow}.`, {
+      Allow: allow,
+    });
+  }
+  if (ctx.status === 501) {
+    throw new ApiError(501, 'not_implemented', `The method ${ctx.method} is not supported.`);
+  }
+}

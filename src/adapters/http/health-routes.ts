@@ -1,0 +1,18 @@
+import Router from '@koa/router';
+import { sendJson } from './send-json.js';
+
+export interface Readiness {
+  /** Whether the service can serve requests now (storage reachable, not shutting down). */
+  isReady(): Promise<boolean>;
+}
+
+/** Liveness and readiness for orchestrators; no key needed, nothing about the internals revealed. */
+export function healthRoutes(readiness: Readiness): Router {
+  const router = new Router();
+  router.get('/healthz', (ctx) => sendJson(ctx, 200, '{"status":"ok"}'));
+  router.get('/readyz', async (ctx) => {
+    const ready = await readiness.isReady();
+    sendJson(ctx, ready ? 200 : 503, ready ? '{"status":"ready"}' : '{"status":"unavailable"}');
+  });
+  return router;
+}

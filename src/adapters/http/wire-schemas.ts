@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, LIST_LIMIT_MIN } from '../../core/pet-catalog.js';
+import { INT64_MAX, INT64_MIN, PET_NAME_MAX_LENGTH, PET_STATUSES } from '../../core/pet.js';
+
+/*
+ * The wire contract, defined once: these schemas validate requests, give the handlers their types and
+ * generate the OpenAPI document. Integers arrive as bigint (see json.ts), so int64 is checked exactly.
+ */
+
+const INT64_RANGE = `an integer from ${INT64_MIN} to ${INT64_MAX}`;
+
+const int64 = (field: string) => z.int64({ error: `${field} must be ${INT64_RANGE}` });
+
+export const PetStatusSchema = z
+  .enum(PET_STATUSES, { error: `status must be one of ${PET_STATUSES.join(', ')}` })
+  .meta({ id: 'PetStatus', description: 'Availability status of an animal.' });
+
+const nameMessage = `name must be a string of 1 to ${PET_NAME_MAX_LENGTH} characters, not blank`;
+const PetName = z
+  .string({ error: nameMessage })
+  .min(1, { error: nameMessage })
+  .max(PET_NAME_MAX_LENGTH, { error: nameMessage })
+  .refine((name) => name.trim().length > 0, { error: nameMessage })
+  .meta({ description: "The animal's name." });
+
+// Unknown members (a client-sent `id`, say) are dropped, never stored or echoed.
+export const NewPetSchema = z
+  .object(
+    {
+      name: PetName,
+      categoryId: int64('categoryId').meta({ description: 'Identifier of the category the animal belongs to.' }),
+      status: PetStatusSchema.optional(),
+    },
+    { error: 'The request body must be a JSON object (a NewPet)' },
+  )
+  .meta({ id: 'NewPet' });
+
+export const PetSchema = NewPetSchema.extend({
+  id: int64('id').meta({ description: 'Unique identifier, assigned by the service on creation.' }),
+}).meta({ id: 'Pet' });
+
+export const PetsSchema = z.array(PetSchema).meta({ id: 'Pets' });
+
+export const ErrorSchema = z
+  .object({
+    code: z.string().meta({ description: 'Machine-readable error code, stable snake_case.' }),
+    message: z.string().meta({ description: 'Human-readable description.' }),
+    status: z.int().meta({ description: 'The HTTP status code of the response.' }),
+  })
+  .meta({ id: 'Error' });
+
+const limitMessage = `limit must be an integer from ${LIST_LIMIT_MIN} to ${LIST_LIMIT_MAX}`;
+
+// Query values arrive as strings (arrays when repeated): parse them strictly, never coerce loosely.
+export const ListPetsQuerySchema = z.strictObject(
+  {
+    limit: z
+      .string({ error: limitMessage })
+      .regex(/^\d{1,3}$/, { error: limitMessage })
+      .transform(Number)
+      .pipe(z.int().min(LIST_LIMIT_MIN, { error: limitMessage }).max(LIST_LIMIT_MAX, { error: limitMessage }))
+      .default(LIST_LIMIT_DEFAULT)
+      .meta({ description: `Maximum number of animals returned, ${LIST_LIMIT_MIN} to ${LIST_LIMIT_MAX}.` }),
+    status: PetStatusSchema.optional(),
+  },
+  { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown query parameter: ${issue.keys.join(', ')}` : undefined) },
+);
+
+const petIdMessage = `petId must be ${INT64_RANGE}`;
+
+export const PetIdSchema = z
+  .string()
+  .regex(/^-?\d{1,19}$/, { error: petIdMessage })
+  .transform(BigInt)
+  .pipe(z.int64({ error: petIdMessage }));
+
+export type NewPetBody = z.output<typeof NewPetSchema>;
+export type ListPetsQuery = z.output<typeof ListPetsQuerySchema>;

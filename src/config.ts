@@ -1,0 +1,109 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+
+export const APP_ENVS = ['local', 'staging', 'production'] as const;
+export type AppEnv = (typeof APP_ENVS)[number];
+
+const CONFIG_DIR = fileURLToPath(new URL('../config/', import.meta.url));
+
+const baseUrl = z
+  .url({ protocol: /^https?$/ })
+  .refine((url) => new URL(url).pathname.replace(/\/$/, '').endsWith('/v1'), 'must end in /v1');
+
+/** Each setting with the environment variable that overrides it; the file key is the same without the prefix. */
+const configSchema = z.strictObject({
+  appEnv: z.enum(APP_ENVS),
+  baseUrl,
+  port: z.coerce.number().int().min(0).max(65535),
+  host: z.string().min(1).optional(),
+  storage: z.enum(['memory', 'mongodb']),
+  mongodb: z.strictObject({
+    url: z.string().regex(/^mongodb(\+srv)?:\/\//, 'must start with mongodb:// or mongodb+srv://'),
+    db: z.string().regex(/^[A-Za-z0-9_-]{1,63}$/, 'must be 1 to 63 letters, digits, _ or -'),
+  }),
+  apiKeys: z.array(z.string().min(1)),
+});
+
+export type AppConfig = Readonly<z.infer<typeof configSchema>> & {
+  /** Base addresses of the deployed environments, for the published API description. */
+  readonly servers: Readonly<Record<'production' | 'staging', string>>;
+};
+
+/** Names the setting at fault in one line; main prints it and exits. */
+export class ConfigError extends Error {}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Reads config/<APP_ENV>.json, applies environment overrides, validates and freezes. */
+export function loadConfig(env: Env = process.env): AppConfig {
+  const appEnv = env.APP_ENV === undefined || env.APP_ENV === '' ? 'local' : env.APP_ENV;
+  if (!(APP_ENVS as readonly string[]).includes(appEnv)) {
+    throw new ConfigError(`Invalid setting APP_ENV: must be one of ${APP_ENVS.join(', ')} (got "${appEnv}")`);
+  }
+  const file = readConfigFile(appEnv);
+  const mongodb = isObject(file.mongodb) ? file.mongodb : {};
+  const merged = {
+    ...file,
+    appEnv,
+    port: env.PORT ?? file.port,
+    host: env.HOST || file.host,
+    storage: env.STORAGE ?? file.storage,
+    mongodb: { ...mongodb, url: env.MONGODB_URL ?? mongodb.url, db: env.MONGODB_DB ?? mongodb.db },
+    apiKeys: env.API_KEYS === undefined ? file.apiKeys : splitList(env.API_KEYS),
+  };
+  const parsed = configSchema.safeParse(merged);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(`Invalid setting ${settingName(issue.path)}: ${issue.message}`);
+  }
+  const servers = {
+    production: String(readConfigFile('production').baseUrl),
+    staging: String(readConfigFile('staging').baseUrl),
+  };
+  return deepFreeze({ ...parsed.data, servers });
+}
+
+function readConfigFile(appEnv: string): Record<string, unknown> {
+  const path = `${CONFIG_DIR}${appEnv}.json`;
+  try {
+    const data: unknown = JSON.parse(readFileSync(path, 'utf8'));
+    if (!isObject(data)) throw new Error('not a JSON object');
+    return data;
+  } catch (error) {
+    throw new ConfigError(`Invalid config file ${path}: ${(error as Error).message}`);
+  }
+}
+
+const ENV_NAMES: Record<string, string> = {
+  port: 'PORT',
+  host: 'HOST',
+  storage: 'STORAGE',
+  'mongodb.url': 'MONGODB_URL',
+  'mongodb.db': 'MONGODB_DB',
+  apiKeys: 'API_KEYS',
+};
+
+function settingName(path: readonly PropertyKey[]): string {
+  const key = path.filter((part) => typeof part === 'string').join('.');
+  return ENV_NAMES[key] ?? (key || 'config');
+}
+
+function splitList(value: string): string[] {
+  return value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry.length > 0);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -1,0 +1,68 @@
+import { Container, type ServiceIdentifier } from 'inversify';
+import type Koa from 'koa';
+import type { Context } from 'koa';
+import { HashedApiKeyVerifier } from './adapters/keys/hashed-api-key-verifier.js';
+import { createHttpApp } from './adapters/http/create-http-app.js';
+import type { Readiness } from './adapters/http/health-routes.js';
+import { InMemoryPetRepository } from './adapters/memory/in-memory-pet-repository.js';
+import type { AppConfig } from './config.js';
+import { PetCatalog } from './core/pet-catalog.js';
+import type { ApiKeyVerifier } from './ports/api-key-verifier.js';
+import type { PetRepository } from './ports/pet-repository.js';
+
+/** Typed tokens for every binding; the only place string-free DI ids are defined. */
+export const TOKENS = {
+  config: Symbol('config') as ServiceIdentifier<AppConfig>,
+  apiKeys: Symbol('apiKeys') as ServiceIdentifier<readonly string[]>,
+  petRepository: Symbol('petRepository') as ServiceIdentifier<PetRepository>,
+  apiKeyVerifier: Symbol('apiKeyVerifier') as ServiceIdentifier<ApiKeyVerifier>,
+  petCatalog: Symbol('petCatalog') as ServiceIdentifier<PetCatalog>,
+  readiness: Symbol('readiness') as ServiceIdentifier<Readiness>,
+  onUnexpectedError: Symbol('onUnexpectedError') as ServiceIdentifier<(error: unknown, ctx: Context) => void>,
+  httpApp: Symbol('httpApp') as ServiceIdentifier<Koa>,
+} as const;
+
+export interface Runtime {
+  /** The API key entries in force: the configured ones, or the one main generated for local use. */
+  readonly apiKeys: readonly string[];
+  readonly onUnexpectedError: (error: unknown, ctx: Context) => void;
+}
+
+/** Binds every port to the adapter the config selects. Resolution is synchronous: connections are made before. */
+export function compose(config: AppConfig, runtime: Runtime): Container {
+  const container = new Container({ defaultScope: 'Singleton' });
+  container.bind(TOKENS.config).toConstantValue(config);
+  container.bind(TOKENS.apiKeys).toConstantValue(runtime.apiKeys);
+  container.bind(TOKENS.onUnexpectedError).toConstantValue(runtime.onUnexpectedError);
+  bindStorage(container, config);
+  container
+    .bind(TOKENS.apiKeyVerifier)
+    .toResolvedValue((keys: readonly string[]) => new HashedApiKeyVerifier(keys), [TOKENS.apiKeys]);
+  container
+    .bind(TOKENS.petCatalog)
+    .toResolvedValue(
+      (pets: PetRepository, keys: ApiKeyVerifier) => new PetCatalog(pets, keys),
+      [TOKENS.petRepository, TOKENS.apiKeyVerifier],
+    );
+  container
+    .bind(TOKENS.readiness)
+    .toResolvedValue((pets: PetRepository): Readiness => ({ isReady: () => pets.isReachable() }), [TOKENS.petRepository]);
+  container
+    .bind(TOKENS.httpApp)
+    .toResolvedValue(
+      (catalog: PetCatalog, readiness: Readiness, onUnexpectedError: Runtime['onUnexpectedError']) =>
+        createHttpApp({ catalog, readiness, onUnexpectedError }),
+      [TOKENS.petCatalog, TOKENS.readiness, TOKENS.onUnexpectedError],
+    );
+  return container;
+}
+
+function bindStorage(container: Container, config: AppConfig): void {
+  switch (config.storage) {
+    case 'memory':
+      container.bind(TOKENS.petRepository).toConstantValue(new InMemoryPetRepository());
+      return;
+    case 'mongodb':
+      throw new Error('STORAGE=mongodb is not available in this build');
+  }
+}

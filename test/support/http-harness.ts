@@ -1,0 +1,59 @@
+import { parse } from 'lossless-json';
+import type { AppConfig } from '../../src/config.js';
+import { startService, type RunningService } from '../../src/start-service.js';
+import { TEST_API_KEY, testConfig } from './test-config.js';
+
+export interface TestResponse {
+  readonly status: number;
+  readonly headers: Headers;
+  /** The raw body text, for exact comparisons of int64 digits. */
+  readonly text: string;
+  /** The body parsed exactly (integers as bigint), or undefined when it is not JSON. */
+  readonly json: unknown;
+}
+
+export interface RequestOptions {
+  readonly headers?: Record<string, string>;
+  /** A string is sent as is; anything else is not allowed (serialize bigints yourself). */
+  readonly body?: string;
+  /** Send no Authorization header (default: the test key). */
+  readonly anonymous?: boolean;
+}
+
+export interface TestServer {
+  readonly service: RunningService;
+  readonly url: string;
+  request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
+  /** POST /v1/pets with a JSON body text. */
+  createPet(json: string): Promise<TestResponse>;
+  stop(): Promise<void>;
+}
+
+/** Starts the real composed service on an ephemeral port; requests go over a real socket. */
+export async function startTestServer(overrides: Partial<AppConfig> = {}): Promise<TestServer> {
+  const service = await startService(testConfig(overrides));
+  const url = service.url;
+  const request = async (method: string, path: string, options: RequestOptions = {}): Promise<TestResponse> => {
+    const headers: Record<string, string> = { ...options.headers };
+    if (!options.anonymous && headers.Authorization === undefined && headers.authorization === undefined) {
+      headers.Authorization = `Bearer ${TEST_API_KEY}`;
+    }
+    const response = await fetch(`${url}${path}`, { method, headers, body: options.body });
+    const text = await response.text();
+    let json: unknown;
+    try {
+      json = parse(text, null, (value) => (/^-?\d+$/.test(value) ? BigInt(value) : Number(value)));
+    } catch {
+      json = undefined;
+    }
+    return { status: response.status, headers: response.headers, text, json };
+  };
+  return {
+    service,
+    url,
+    request,
+    createPet: (json) =>
+      request('POST', '/v1/pets', { headers: { 'Content-Type': 'application/json' }, body: json }),
+    stop: () => service.stop(),
+  };
+}

@@ -1,0 +1,18 @@
+import type { AppConfig } from '../../src/config.js';
+
+export const TEST_API_KEY = 'test-key-0123456789abcdefghijklmnopqrstuvwxyz';
+
+/** A complete config for tests, on memory storage and an ephemeral port. */
+export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
+  return {
+    appEnv: 'local',
+    baseUrl: 'http://localhost:3000/v1',
+    servers: { production: 'https://api.animal-store.example/v1', staging: 'https://staging.api.animal-store.example/v1' },
+    port: 0,
+    host: '127.0.0.1',
+    storage: 'memory',
+    mongodb: { url: 'mongodb://127.0.0.1:27017', db: 'animal_store_test' },
+    apiKeys: [TEST_API_KEY],
+    ...overrides,
+  };
+}
