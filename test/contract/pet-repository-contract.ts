@@ -1,0 +1,129 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { INT64_MAX, INT64_MIN, type NewPet } from '../../src/core/pet.js';
+import type { PetRepository } from '../../src/ports/pet-repository.js';
+
+export interface RepositoryUnderTest {
+  readonly repository: PetRepository;
+  /** Releases whatever the factory opened (connections, databases). */
+  close(): Promise<void>;
+}
+
+/**
+ * The behaviour every PetRepository adapter must have. Each case gets a fresh, empty store.
+ * No options: an adapter that cannot pass a case is not a PetRepository.
+ */
+export function petRepositoryContract(name: string, makeFresh: () => Promise<RepositoryUnderTest>): void {
+  describe(`${name} (PetRepository contract)`, () => {
+    let subject: RepositoryUnderTest;
+    let repo: PetRepository;
+
+    beforeEach(async () => {
+      subject = await makeFresh();
+      repo = subject.repository;
+    });
+    afterEach(async () => {
+      await subject.close();
+    });
+
+    const addAll = async (pets: readonly NewPet[]) => {
+      const added = [];
+      for (const pet of pets) added.push(await repo.add(pet));
+      return added;
+    };
+
+    it('assigns ascending ids and returns the stored fields', async () => {
+      const first = await repo.add({ name: 'Rex', categoryId: 1n, status: 'available' });
+      const second = await repo.add({ name: 'Tom', categoryId: 2n });
+      expect(first).toEqual({ id: first.id, name: 'Rex', categoryId: 1n, status: 'available' });
+      expect(second).toEqual({ id: second.id, name: 'Tom', categoryId: 2n });
+      expect(typeof first.id).toBe('bigint');
+      expect(second.id > first.id).toBe(true);
+    });
+
+    it('keeps a pet without status without a status field', async () => {
+      const added = await repo.add({ name: 'Nameless', categoryId: 3n });
+      const found = await repo.findById(added.id);
+      expect(found).toEqual({ id: added.id, name: 'Nameless', categoryId: 3n });
+      expect(found !== undefined && 'status' in found).toBe(false);
+    });
+
+    it('round-trips the int64 extremes of categoryId exactly', async () => {
+      const max = await repo.add({ name: 'Max', categoryId: INT64_MAX });
+      const min = await repo.add({ name: 'Min', categoryId: INT64_MIN });
+      expect((await repo.findById(max.id))?.categoryId).toBe(INT64_MAX);
+      expect((await repo.findById(min.id))?.categoryId).toBe(INT64_MIN);
+      const listed = await repo.list({ limit: 10 });
+      expect(listed.map((pet) => pet.categoryId)).toEqual([INT64_MAX, INT64_MIN]);
+    });
+
+    it('keeps unicode names intact', async () => {
+      const pet = await repo.add({ name: 'Füchschen 🦊 "quoted" \\ back', categoryId: 4n });
+      expect((await repo.findById(pet.id))?.name).toBe('Füchschen 🦊 "quoted" \\ back');
+    });
+
+    it('finds nothing for ids it never assigned', async () => {
+      const pet = await repo.add({ name: 'Only', categoryId: 1n });
+      expect(await repo.findById(pet.id + 1000n)).toBeUndefined();
+      expect(await repo.findById(-1n)).toBeUndefined();
+      expect(await repo.findById(INT64_MAX)).toBeUndefined();
+    });
+
+    it('lists in ascending id order up to the limit', async () => {
+      const added = await addAll([
+        { name: 'a', categoryId: 1n },
+        { name: 'b', categoryId: 1n },
+        { name: 'c', categoryId: 1n },
+      ]);
+      expect(await repo.list({ limit: 2 })).toEqual(added.slice(0, 2));
+      expect(await repo.list({ limit: 10 })).toEqual(added);
+    });
+
+    it('lists only pets of the requested status', async () => {
+      const added = await addAll([
+        { name: 'a', categoryId: 1n, status: 'sold' },
+        { name: 'b', categoryId: 1n, status: 'available' },
+        { name: 'c', categoryId: 1n },
+        { name: 'd', categoryId: 1n, status: 'sold' },
+      ]);
+      expect(await repo.list({ limit: 10, status: 'sold' })).toEqual([added[0], added[3]]);
+      expect(await repo.list({ limit: 10, status: 'available' })).toEqual([added[1]]);
+      expect(await repo.list({ limit: 10, status: 'pending' })).toEqual([]);
+    });
+
+    it('continues after a given id, with or without a status filter', async () => {
+      const added = await addAll(
+        Array.from({ length: 6 }, (_, i) => ({ name: `p${i}`, categoryId: BigInt(i), status: i % 2 ? 'sold' : 'pending' }) as const),
+      );
+      expect(await repo.list({ limit: 2, afterId: added[1]!.id })).toEqual(added.slice(2, 4));
+      expect(await repo.list({ limit: 10, status: 'sold', afterId: added[1]!.id })).toEqual([added[3], added[5]]);
+      expect(await repo.list({ limit: 10, afterId: added[5]!.id })).toEqual([]);
+      expect(await repo.list({ limit: 10, afterId: -5n })).toEqual(added);
+    });
+
+    it('hands out distinct ids to concurrent adds', async () => {
+      const added = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => repo.add({ name: `c${i}`, categoryId: BigInt(i) })),
+      );
+      expect(new Set(added.map((pet) => pet.id)).size).toBe(50);
+      expect(await repo.count()).toBe(50);
+      expect((await repo.list({ limit: 100 })).length).toBe(50);
+    });
+
+    it('counts stored pets', async () => {
+      expect(await repo.count()).toBe(0);
+      await addAll([{ name: 'a', categoryId: 1n }, { name: 'b', categoryId: 2n }]);
+      expect(await repo.count()).toBe(2);
+    });
+
+    it('reports itself reachable when it is', async () => {
+      expect(await repo.isReachable()).toBe(true);
+    });
+
+    it('does not keep members the NewPet type does not have', async () => {
+      const sneaky = { name: 'x', categoryId: 1n, id: 999n, _id: 'y', extra: true } as unknown as NewPet;
+      const pet = await repo.add(sneaky);
+      expect(Object.keys((await repo.findById(pet.id))!).sort()).toEqual(['categoryId', 'id', 'name']);
+      expect(pet.id).not.toBe(999n);
+    });
+  });
+}
