@@ -1,6 +1,7 @@
 import { Container, type ServiceIdentifier } from 'inversify';
 import type Koa from 'koa';
 import type { Context } from 'koa';
+import { SystemClock } from './adapters/clock/system-clock.js';
 import { HashedApiKeyVerifier } from './adapters/keys/hashed-api-key-verifier.js';
 import { createHttpApp } from './adapters/http/create-http-app.js';
 import type { Readiness } from './adapters/http/health-routes.js';
@@ -8,6 +9,7 @@ import { InMemoryPetRepository } from './adapters/memory/in-memory-pet-repositor
 import type { AppConfig } from './config.js';
 import { PetCatalog } from './core/pet-catalog.js';
 import type { ApiKeyVerifier } from './ports/api-key-verifier.js';
+import type { Clock } from './ports/clock.js';
 import type { PetRepository } from './ports/pet-repository.js';
 
 /** Typed tokens for every binding; the only place string-free DI ids are defined. */
@@ -18,6 +20,7 @@ export const TOKENS = {
   apiKeyVerifier: Symbol('apiKeyVerifier') as ServiceIdentifier<ApiKeyVerifier>,
   petCatalog: Symbol('petCatalog') as ServiceIdentifier<PetCatalog>,
   readiness: Symbol('readiness') as ServiceIdentifier<Readiness>,
+  clock: Symbol('clock') as ServiceIdentifier<Clock>,
   onUnexpectedError: Symbol('onUnexpectedError') as ServiceIdentifier<(error: unknown, ctx: Context) => void>,
   httpApp: Symbol('httpApp') as ServiceIdentifier<Koa>,
 } as const;
@@ -26,6 +29,8 @@ export interface Runtime {
   /** The API key entries in force: the configured ones, or the one main generated for local use. */
   readonly apiKeys: readonly string[];
   readonly onUnexpectedError: (error: unknown, ctx: Context) => void;
+  /** Replaces the system clock (tests of time-dependent behaviour). */
+  readonly clock?: Clock;
 }
 
 /** Binds every port to the adapter the config selects. Resolution is synchronous: connections are made before. */
@@ -34,6 +39,7 @@ export function compose(config: AppConfig, runtime: Runtime): Container {
   container.bind(TOKENS.config).toConstantValue(config);
   container.bind(TOKENS.apiKeys).toConstantValue(runtime.apiKeys);
   container.bind(TOKENS.onUnexpectedError).toConstantValue(runtime.onUnexpectedError);
+  container.bind(TOKENS.clock).toConstantValue(runtime.clock ?? new SystemClock());
   bindStorage(container, config);
   container
     .bind(TOKENS.apiKeyVerifier)
@@ -50,9 +56,14 @@ export function compose(config: AppConfig, runtime: Runtime): Container {
   container
     .bind(TOKENS.httpApp)
     .toResolvedValue(
-      (catalog: PetCatalog, readiness: Readiness, onUnexpectedError: Runtime['onUnexpectedError']) =>
-        createHttpApp({ catalog, readiness, onUnexpectedError }),
-      [TOKENS.petCatalog, TOKENS.readiness, TOKENS.onUnexpectedError],
+      (
+        config: AppConfig,
+        catalog: PetCatalog,
+        readiness: Readiness,
+        clock: Clock,
+        onUnexpectedError: Runtime['onUnexpectedError'],
+      ) => createHttpApp({ catalog, readiness, clock, servers: config.servers, onUnexpectedError }),
+      [TOKENS.config, TOKENS.petCatalog, TOKENS.readiness, TOKENS.clock, TOKENS.onUnexpectedError],
     );
   return container;
 }

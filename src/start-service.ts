@@ -4,6 +4,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError, type AppConfig } from './config.js';
 import { compose, TOKENS } from './container.js';
+import type { Clock } from './ports/clock.js';
 
 export interface RunningService {
   readonly server: Server;
@@ -21,7 +22,7 @@ export function newApiKey(): string {
 }
 
 /** Composes the service from config and starts listening. */
-export async function startService(config: AppConfig): Promise<RunningService> {
+export async function startService(config: AppConfig, options: { clock?: Clock } = {}): Promise<RunningService> {
   let generatedApiKey: string | undefined;
   if (config.apiKeys.length === 0) {
     if (config.appEnv === 'production') {
@@ -32,6 +33,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
   const container = compose(config, {
     apiKeys: generatedApiKey === undefined ? config.apiKeys : [generatedApiKey],
     onUnexpectedError: (error) => console.error('unexpected error', error),
+    ...options,
   });
   const app = container.get(TOKENS.httpApp);
   const server = app.listen({ port: config.port, host: config.host });

@@ -6,12 +6,14 @@ export abstract class DomainError extends Error {
   abstract readonly code: DomainErrorCode;
 }
 
-export type DomainErrorCode =
-  | 'pet_not_found'
-  | 'validation_failed'
-  | 'missing_api_key'
-  | 'invalid_api_key'
-  | 'storage_unavailable';
+export const DOMAIN_ERROR_CODES = [
+  'validation_failed',
+  'missing_api_key',
+  'invalid_api_key',
+  'pet_not_found',
+  'storage_unavailable',
+] as const;
+export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
 
 export class PetNotFound extends DomainError {
   readonly code = 'pet_not_found';

@@ -1,5 +1,6 @@
 import { parse } from 'lossless-json';
 import type { AppConfig } from '../../src/config.js';
+import type { Clock } from '../../src/ports/clock.js';
 import { startService, type RunningService } from '../../src/start-service.js';
 import { TEST_API_KEY, testConfig } from './test-config.js';
 
@@ -30,8 +31,11 @@ export interface TestServer {
 }
 
 /** Starts the real composed service on an ephemeral port; requests go over a real socket. */
-export async function startTestServer(overrides: Partial<AppConfig> = {}): Promise<TestServer> {
-  const service = await startService(testConfig(overrides));
+export async function startTestServer(
+  overrides: Partial<AppConfig> = {},
+  options: { readonly clock?: Clock } = {},
+): Promise<TestServer> {
+  const service = await startService(testConfig(overrides), options);
   const url = service.url;
   const request = async (method: string, path: string, options: RequestOptions = {}): Promise<TestResponse> => {
     const headers: Record<string, string> = { ...options.headers };

@@ -1,12 +1,16 @@
 /** Failures the HTTP adapter detects itself, before or around the core; their codes are listed in the README. */
-export type ApiErrorCode =
-  | 'not_found'
-  | 'method_not_allowed'
-  | 'not_implemented'
-  | 'malformed_json'
-  | 'payload_too_large'
-  | 'unsupported_media_type'
-  | 'internal_error';
+export const API_ERROR_CODES = [
+  'malformed_json',
+  'invalid_cursor',
+  'not_found',
+  'method_not_allowed',
+  'operation_removed',
+  'payload_too_large',
+  'unsupported_media_type',
+  'internal_error',
+  'not_implemented',
+] as const;
+export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
 
 export class ApiError extends Error {
   constructor(

@@ -1,38 +1,50 @@
+import Router from '@koa/router';
 import Koa, { type Context, type Next } from 'koa';
 import type { PetCatalog } from '../../core/pet-catalog.js';
+import type { Clock } from '../../ports/clock.js';
 import { authenticate } from './authenticate.js';
 import { markDeprecated } from './deprecation.js';
 import { respondWithErrors } from './error-responses.js';
 import { healthRoutes, type Readiness } from './health-routes.js';
+import type { OpenApiServers } from './openapi-document.js';
+import { openApiRoutes } from './openapi-routes.js';
 import { petRoutes } from './pet-routes.js';
 import { requestContext } from './request-context.js';
 
 export interface HttpAppDeps {
   readonly catalog: PetCatalog;
   readonly readiness: Readiness;
+  readonly clock: Clock;
+  /** Base addresses published in the OpenAPI document. */
+  readonly servers: OpenApiServers;
   /** Receives every error that became a 500; the client only sees a generic message. */
   readonly onUnexpectedError: (error: unknown, ctx: Context) => void;
 }
+
+/** Paths under /v1 that need no key: the published contract. */
+const PUBLIC_PATHS = new Set(['/v1/openapi.json']);
 
 /** The Koa app serving the interface. It never listens: main.ts (or a test) does. */
 export function createHttpApp(deps: HttpAppDeps): Koa {
   const app = new Koa();
   // Errors are rendered and reported by respondWithErrors; Koa's own stderr logging would double them.
   app.silent = true;
-  const pets = petRoutes(deps.catalog);
-  const health = healthRoutes(deps.readiness);
+  const router = new Router();
+  router.use(healthRoutes(deps.readiness).routes());
+  router.use(openApiRoutes(deps.servers).routes());
+  router.use(petRoutes(deps.catalog, deps.clock).routes());
 
   app.use(requestContext);
   app.use(respondWithErrors(deps.onUnexpectedError));
   app.use(markDeprecated);
-  app.use(onlyUnder('/v1', authenticate(deps.catalog)));
-  app.use(health.routes());
-  app.use(pets.routes());
-  app.use(pets.allowedMethods());
+  app.use(whenKeyRequired(authenticate(deps.catalog)));
+  app.use(router.routes());
+  app.use(router.allowedMethods());
   return app;
 }
 
-function onlyUnder(prefix: string, middleware: Koa.Middleware) {
+// Authentication comes before routing under /v1, so a caller without a key learns nothing else.
+function whenKeyRequired(middleware: Koa.Middleware) {
   return (ctx: Context, next: Next) =>
-    ctx.path === prefix || ctx.path.startsWith(`${prefix}/`) ? middleware(ctx, next) : next();
+    (ctx.path === '/v1' || ctx.path.startsWith('/v1/')) && !PUBLIC_PATHS.has(ctx.path) ? middleware(ctx, next) : next();
 }

@@ -1,6 +1,10 @@
 import Router from '@koa/router';
 import type { PetCatalog } from '../../core/pet-catalog.js';
-import type { NewPet } from '../../core/pet.js';
+import type { NewPet, PetId, PetStatus } from '../../core/pet.js';
+import type { Clock } from '../../ports/clock.js';
+import { ApiError } from './api-error.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
+import { GET_PET_SUCCESSOR, GET_PET_SUNSET_AT } from './deprecation.js';
 import { petJson, petsJson } from './json.js';
 import { readJsonBody } from './read-json-body.js';
 import { sendJson } from './send-json.js';
@@ -8,12 +12,14 @@ import { validate } from './validate.js';
 import { ListPetsQuerySchema, NewPetSchema, PetIdSchema, type NewPetBody } from './wire-schemas.js';
 
 /** The three operations of the interface, under /v1. */
-export function petRoutes(catalog: PetCatalog): Router {
+export function petRoutes(catalog: PetCatalog, clock: Clock): Router {
   const router = new Router({ prefix: '/v1' });
 
   router.get('listPets', '/pets', async (ctx) => {
-    const query = validate(ListPetsQuerySchema, ctx.query, 'query');
-    const page = await catalog.listPets({ limit: query.limit, status: query.status });
+    const { limit, status, cursor } = validate(ListPetsQuerySchema, ctx.query, 'query');
+    const afterId = cursor === undefined ? undefined : decodeCursor(cursor, status);
+    const page = await catalog.listPets({ limit, status, afterId });
+    if (page.nextAfterId !== undefined) ctx.set('Link', nextLink(limit, status, page.nextAfterId));
     sendJson(ctx, 200, petsJson(page.pets));
   });
 
@@ -25,11 +31,21 @@ export function petRoutes(catalog: PetCatalog): Router {
   });
 
   router.get('getPet', '/pets/:petId', async (ctx) => {
+    // Removal is scheduled in the published document; at the instant it takes effect without a deploy.
+    if (clock.now() >= GET_PET_SUNSET_AT) {
+      throw new ApiError(410, 'operation_removed', `GET /v1/pets/{petId} was removed; use GET ${GET_PET_SUCCESSOR} instead.`);
+    }
     const id = validate(PetIdSchema, ctx.params.petId, 'petId');
     sendJson(ctx, 200, petJson(await catalog.getPet(id)));
   });
 
   return router;
+}
+
+// A relative reference (RFC 8288 §3.1): it resolves against the request URI, so it is right behind any proxy.
+function nextLink(limit: number, status: PetStatus | undefined, afterId: PetId): string {
+  const statusParam = status === undefined ? '' : `&status=${status}`;
+  return `</v1/pets?limit=${limit}${statusParam}&cursor=${encodeCursor(afterId, status)}>; rel="next"`;
 }
 
 function toNewPet(body: NewPetBody): NewPet {

@@ -1,11 +1,15 @@
 import { z } from 'zod';
 import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, LIST_LIMIT_MIN } from '../../core/pet-catalog.js';
+import { DOMAIN_ERROR_CODES } from '../../core/errors.js';
+import { API_ERROR_CODES } from './api-error.js';
 import { INT64_MAX, INT64_MIN, PET_NAME_MAX_LENGTH, PET_STATUSES } from '../../core/pet.js';
 
 /*
  * The wire contract, defined once: these schemas validate requests, give the handlers their types and
  * generate the OpenAPI document. Integers arrive as bigint (see json.ts), so int64 is checked exactly.
  */
+
+export const ERROR_CODES = [...DOMAIN_ERROR_CODES, ...API_ERROR_CODES] as const;
 
 const INT64_RANGE = `an integer from ${INT64_MIN} to ${INT64_MAX}`;
 
@@ -20,7 +24,7 @@ const PetName = z
   .string({ error: nameMessage })
   .min(1, { error: nameMessage })
   .max(PET_NAME_MAX_LENGTH, { error: nameMessage })
-  .refine((name) => name.trim().length > 0, { error: nameMessage })
+  .regex(/\S/, { error: nameMessage })
   .meta({ description: "The animal's name." });
 
 // Unknown members (a client-sent `id`, say) are dropped, never stored or echoed.
@@ -43,11 +47,15 @@ export const PetsSchema = z.array(PetSchema).meta({ id: 'Pets' });
 
 export const ErrorSchema = z
   .object({
-    code: z.string().meta({ description: 'Machine-readable error code, stable snake_case.' }),
+    code: z.enum(ERROR_CODES).meta({ description: 'Machine-readable error code, stable snake_case (listed in the README).' }),
     message: z.string().meta({ description: 'Human-readable description.' }),
     status: z.int().meta({ description: 'The HTTP status code of the response.' }),
   })
   .meta({ id: 'Error' });
+
+export const CursorSchema = z
+  .string({ error: 'cursor must be a single opaque value from a rel="next" link' })
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, { error: 'cursor must be a single opaque value from a rel="next" link' });
 
 const limitMessage = `limit must be an integer from ${LIST_LIMIT_MIN} to ${LIST_LIMIT_MAX}`;
 
@@ -62,6 +70,7 @@ export const ListPetsQuerySchema = z.strictObject(
       .default(LIST_LIMIT_DEFAULT)
       .meta({ description: `Maximum number of animals returned, ${LIST_LIMIT_MIN} to ${LIST_LIMIT_MAX}.` }),
     status: PetStatusSchema.optional(),
+    cursor: CursorSchema.optional(),
   },
   { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown query parameter: ${issue.keys.join(', ')}` : undefined) },
 );

@@ -1,0 +1,42 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { PET_STATUSES, type PetId, type PetStatus } from '../../core/pet.js';
+import { ApiError } from './api-error.js';
+
+/*
+ * A cursor is opaque to clients: version, the last id returned and the status filter, sealed with a
+ * truncated HMAC so that any edit is detected (400) instead of silently repositioning the list.
+ * The key is fixed on purpose: every instance must read every other instance's cursors, and a forged
+ * cursor could only reposition a list its holder may read in full anyway.
+ */
+const VERSION = 1;
+const MAC_BYTES = 12;
+const PAYLOAD_BYTES = 10;
+const MAC_KEY = 'animal-store/list-pets-cursor/v1';
+
+const seal = (payload: Buffer) => createHmac('sha256', MAC_KEY).update(payload).digest().subarray(0, MAC_BYTES);
+
+export function encodeCursor(afterId: PetId, status: PetStatus | undefined): string {
+  const payload = Buffer.alloc(PAYLOAD_BYTES);
+  payload.writeUInt8(VERSION, 0);
+  payload.writeBigInt64BE(afterId, 1);
+  payload.writeUInt8(status === undefined ? 0 : PET_STATUSES.indexOf(status) + 1, 9);
+  return Buffer.concat([payload, seal(payload)]).toString('base64url');
+}
+
+/** The id to continue after; throws invalid_cursor when the cursor was altered or belongs to another filter. */
+export function decodeCursor(cursor: string, status: PetStatus | undefined): PetId {
+  const bytes = Buffer.from(cursor, 'base64url');
+  const invalid = (why: string) => new ApiError(400, 'invalid_cursor', `cursor ${why}; follow the rel="next" link as given.`);
+  if (bytes.length !== PAYLOAD_BYTES + MAC_BYTES || bytes.toString('base64url') !== cursor) {
+    throw invalid('is malformed');
+  }
+  const payload = bytes.subarray(0, PAYLOAD_BYTES);
+  if (!timingSafeEqual(bytes.subarray(PAYLOAD_BYTES), seal(payload)) || payload.readUInt8(0) !== VERSION) {
+    throw invalid('is not one this service issued');
+  }
+  const statusIndex = payload.readUInt8(9);
+  if (statusIndex !== (status === undefined ? 0 : PET_STATUSES.indexOf(status) + 1)) {
+    throw invalid('belongs to a different status filter');
+  }
+  return payload.readBigInt64BE(1);
+}

@@ -1,0 +1,255 @@
+import { z } from 'zod';
+import { GET_PET_SUCCESSOR, GET_PET_SUNSET_AT } from './deprecation.js';
+import {
+  CursorSchema,
+  ErrorSchema,
+  ListPetsQuerySchema,
+  NewPetSchema,
+  PetIdSchema,
+  PetSchema,
+  PetsSchema,
+  PetStatusSchema,
+} from './wire-schemas.js';
+
+/*
+ * The OpenAPI 3.1 document, generated from the wire schemas (wire-schemas.ts): nothing here restates a
+ * field, a type or a bound. What is written by hand is what only the document has: prose, responses, headers.
+ */
+
+type Json = Record<string, unknown>;
+
+const toSchema = (schema: z.ZodType, io: 'input' | 'output'): Json => {
+  const { $schema: _, ...rest } = z.toJSONSchema(schema, jsonSchemaOptions(io)) as Json;
+  return rest;
+};
+
+function jsonSchemaOptions(io: 'input' | 'output') {
+  return {
+    io,
+    target: 'draft-2020-12' as const,
+    unrepresentable: 'any' as const,
+    uri: (id: string) => `#/components/schemas/${id}`,
+    override: (context: { zodSchema: z.core.$ZodType; jsonSchema: Json }) => {
+      // bigint is how int64 travels inside the service; on the wire it is a bare JSON integer.
+      if (context.zodSchema._zod.def.type === 'bigint') {
+        context.jsonSchema.type = 'integer';
+        context.jsonSchema.format = 'int64';
+      }
+    },
+  };
+}
+
+function componentSchemas(): Json {
+  const responses = z.registry<{ id: string }>();
+  for (const [id, schema] of [['Pet', PetSchema], ['Pets', PetsSchema], ['Error', ErrorSchema], ['PetStatus', PetStatusSchema]] as const) {
+    responses.add(schema, { id });
+  }
+  // Request bodies are read as input: unknown members are allowed there (and dropped).
+  const requests = z.registry<{ id: string }>();
+  requests.add(NewPetSchema, { id: 'NewPet' }).add(PetStatusSchema, { id: 'PetStatus' });
+  const out = z.toJSONSchema(responses, jsonSchemaOptions('output')).schemas as Record<string, Json>;
+  const input = z.toJSONSchema(requests, jsonSchemaOptions('input')).schemas as Record<string, Json>;
+  const all = { ...out, NewPet: input.NewPet! };
+  return Object.fromEntries(
+    Object.entries(all).map(([id, { $schema: _s, $id: _i, ...schema }]) => [id, schema]),
+  );
+}
+
+const ref = (kind: string, id: string) => ({ $ref: `#/components/${kind}/${id}` });
+const jsonContent = (schemaId: string) => ({ 'application/json': { schema: ref('schemas', schemaId) } });
+
+const stringHeader = (description: string, example?: string) => ({
+  description,
+  schema: { type: 'string', ...(example === undefined ? {} : { example }) },
+});
+
+const HEADERS: Json = {
+  XRequestId: stringHeader('Echo of the client\'s X-Request-Id when safe (at most 128 of [A-Za-z0-9_.:-]), else a generated id.'),
+  WWWAuthenticate: stringHeader('RFC 6750 bearer challenge.', 'Bearer realm="animal-store", error="invalid_token"'),
+  Location: stringHeader('Path of the created animal.', '/v1/pets/1'),
+  Link: stringHeader('RFC 8288 links: rel="next" on lists when more animals match.'),
+  Allow: stringHeader('The methods the resource supports.', 'HEAD, GET, POST'),
+  RetryAfter: { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 } },
+  Accept: stringHeader('The media types the operation accepts.', 'application/json'),
+  Deprecation: stringHeader('RFC 9745 structured date of the deprecation.', '@1795219200'),
+  Sunset: stringHeader('RFC 8594 removal date.', 'Thu, 05 Dec 2030 00:00:00 GMT'),
+  GetPetLink: stringHeader('Successor of this deprecated operation (rel="successor-version").', `<${GET_PET_SUCCESSOR}>; rel="successor-version"`),
+};
+
+const withRequestId = (headers: Json = {}) => ({ 'X-Request-Id': ref('headers', 'XRequestId'), ...headers });
+
+function errorResponse(description: string, headers: Json = {}): Json {
+  return { description, headers: withRequestId(headers), content: jsonContent('Error') };
+}
+
+const RESPONSES: Json = {
+  BadRequest: errorResponse('The request breaks the contract (`validation_failed`, `malformed_json`, `invalid_cursor`).'),
+  Unauthorized: errorResponse('API key missing (`missing_api_key`) or invalid (`invalid_api_key`).', {
+    'WWW-Authenticate': ref('headers', 'WWWAuthenticate'),
+  }),
+  NotFound: errorResponse('No such resource (`pet_not_found`, `not_found`).'),
+  MethodNotAllowed: errorResponse('The path does not support this method (`method_not_allowed`).', {
+    Allow: ref('headers', 'Allow'),
+  }),
+  PayloadTooLarge: errorResponse('The body exceeds 64 KiB (`payload_too_large`).'),
+  UnsupportedMediaType: errorResponse('The body is not `application/json` (`unsupported_media_type`).', {
+    Accept: ref('headers', 'Accept'),
+  }),
+  InternalError: errorResponse('Unexpected failure (`internal_error`); no detail is exposed.'),
+  NotImplemented: errorResponse('An HTTP method the service does not know (`not_implemented`).'),
+  ServiceUnavailable: errorResponse('Storage did not answer in time (`storage_unavailable`).', {
+    'Retry-After': ref('headers', 'RetryAfter'),
+  }),
+};
+
+/** Responses every authenticated operation can give, besides its own. */
+const COMMON_RESPONSES = {
+  '401': ref('responses', 'Unauthorized'),
+  '500': ref('responses', 'InternalError'),
+  '503': ref('responses', 'ServiceUnavailable'),
+};
+
+function queryParameters(): Json[] {
+  const shape = ListPetsQuerySchema.shape;
+  return [
+    { name: 'limit', in: 'query', required: false, schema: toSchema(shape.limit, 'output') },
+    {
+      name: 'status',
+      in: 'query',
+      required: false,
+      description: 'When present, only animals with this status are returned.',
+      schema: ref('schemas', 'PetStatus'),
+    },
+    {
+      name: 'cursor',
+      in: 'query',
+      required: false,
+      'x-stability': 'beta',
+      description:
+        'Opaque position from a `rel="next"` Link of a previous page; continue with the same `limit` and `status`. ' +
+        'A tampered or malformed cursor is 400 (`invalid_cursor`). Added beyond v1.0.0.',
+      schema: toSchema(CursorSchema, 'input'),
+    },
+  ];
+}
+
+function operations(): Json {
+  const sunsetDay = new Date(GET_PET_SUNSET_AT).toISOString().slice(0, 10);
+  return {
+    '/pets': {
+      get: {
+        operationId: 'listPets',
+        summary: 'List animals',
+        description:
+          'Animals in ascending id order, at most `limit`. When more match, a `Link: <...>; rel="next"` header ' +
+          'points to the next page; following it visits every matching animal exactly once.',
+        tags: ['animals'],
+        parameters: queryParameters(),
+        responses: {
+          '200': {
+            description: 'A page of animals.',
+            headers: withRequestId({ Link: ref('headers', 'Link') }),
+            content: jsonContent('Pets'),
+          },
+          '400': ref('responses', 'BadRequest'),
+          ...COMMON_RESPONSES,
+        },
+      },
+      post: {
+        operationId: 'createPet',
+        summary: 'Add an animal',
+        description: 'The service assigns the id. Unknown members of the body (a client-sent `id`, say) are ignored.',
+        tags: ['animals'],
+        requestBody: { required: true, content: jsonContent('NewPet') },
+        responses: {
+          '201': {
+            description: 'The created animal.',
+            headers: withRequestId({ Location: ref('headers', 'Location') }),
+            content: jsonContent('Pet'),
+          },
+          '400': ref('responses', 'BadRequest'),
+          '413': ref('responses', 'PayloadTooLarge'),
+          '415': ref('responses', 'UnsupportedMediaType'),
+          ...COMMON_RESPONSES,
+        },
+      },
+    },
+    '/pets/{petId}': {
+      get: {
+        operationId: 'getPet',
+        summary: 'Get an animal (deprecated)',
+        description:
+          `Deprecated: removed on ${sunsetDay}; after that instant it answers 410. ` +
+          'Use `GET /pets` with the `status` filter instead.',
+        deprecated: true,
+        'x-sunset': sunsetDay,
+        tags: ['animals'],
+        parameters: [
+          {
+            name: 'petId',
+            in: 'path',
+            required: true,
+            description: 'Identifier of the animal to retrieve (int64).',
+            schema: toSchema(PetIdSchema, 'output'),
+          },
+        ],
+        responses: Object.fromEntries(
+          Object.entries({
+            '200': { description: 'The animal.', content: jsonContent('Pet') },
+            '400': RESPONSES.BadRequest,
+            '401': RESPONSES.Unauthorized,
+            '404': RESPONSES.NotFound,
+            '410': errorResponse(`The operation was removed on ${sunsetDay} (\`operation_removed\`); use GET /pets.`),
+            '500': RESPONSES.InternalError,
+            '503': RESPONSES.ServiceUnavailable,
+          }).map(([status, response]) => [status, withDeprecationHeaders(response as Json)]),
+        ),
+      },
+    },
+  };
+}
+
+function withDeprecationHeaders(response: Json): Json {
+  const headers = {
+    ...((response.headers as Json | undefined) ?? withRequestId()),
+    Deprecation: ref('headers', 'Deprecation'),
+    Sunset: ref('headers', 'Sunset'),
+    Link: ref('headers', 'GetPetLink'),
+  };
+  return { ...response, headers };
+}
+
+export interface OpenApiServers {
+  readonly production: string;
+  readonly staging: string;
+}
+
+/** The served description of the interface: OpenAPI 3.1, version 1.0.0. */
+export function buildOpenApiDocument(servers: OpenApiServers): Json {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Animal Store Service',
+      version: '1.0.0',
+      description:
+        'A catalogue of animals for sale. All requests and responses are JSON; int64 values are exact JSON ' +
+        'integers (parse them with a lossless parser). Every error is an `Error` body whose `status` equals the HTTP status.',
+      license: { name: 'Proprietary' },
+    },
+    servers: [
+      { url: servers.production, description: 'Production' },
+      { url: servers.staging, description: 'Staging' },
+    ],
+    tags: [{ name: 'animals', description: 'The animals of the store.' }],
+    security: [{ bearerAuth: [] }],
+    paths: operations(),
+    components: {
+      schemas: componentSchemas(),
+      responses: RESPONSES,
+      headers: HEADERS,
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API_KEY>' },
+      },
+    },
+  };
+}
