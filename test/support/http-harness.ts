@@ -2,6 +2,7 @@ import { parse } from 'lossless-json';
 import type { AppConfig } from '../../src/config.js';
 import type { Clock } from '../../src/ports/clock.js';
 import { startService, type RunningService } from '../../src/start-service.js';
+import { OpenApiConformance } from './openapi-conformance.js';
 import { TEST_API_KEY, testConfig } from './test-config.js';
 
 export interface TestResponse {
@@ -37,6 +38,7 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const service = await startService(testConfig(overrides), options);
   const url = service.url;
+  const conformance = new OpenApiConformance((await (await fetch(`${url}/v1/openapi.json`)).json()) as Record<string, unknown>);
   const request = async (method: string, path: string, options: RequestOptions = {}): Promise<TestResponse> => {
     const headers: Record<string, string> = { ...options.headers };
     if (!options.anonymous && headers.Authorization === undefined && headers.authorization === undefined) {
@@ -44,6 +46,8 @@ export async function startTestServer(
     }
     const response = await fetch(`${url}${path}`, { method, headers, body: options.body });
     const text = await response.text();
+    // Every response a test sees must be one the served document describes.
+    conformance.check(method, path, { status: response.status, headers: response.headers, text });
     let json: unknown;
     try {
       json = parse(text, null, (value) => (/^-?\d+$/.test(value) ? BigInt(value) : Number(value)));

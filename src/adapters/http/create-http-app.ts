@@ -29,10 +29,7 @@ export function createHttpApp(deps: HttpAppDeps): Koa {
   const app = new Koa();
   // Errors are rendered and reported by respondWithErrors; Koa's own stderr logging would double them.
   app.silent = true;
-  const router = new Router();
-  router.use(healthRoutes(deps.readiness).routes());
-  router.use(openApiRoutes(deps.servers).routes());
-  router.use(petRoutes(deps.catalog, deps.clock).routes());
+  const router = allRoutes(deps);
 
   app.use(requestContext);
   app.use(respondWithErrors(deps.onUnexpectedError));
@@ -41,6 +38,15 @@ export function createHttpApp(deps: HttpAppDeps): Koa {
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;
+}
+
+/** Every route the service answers; the OpenAPI document must describe exactly these. */
+export function allRoutes(deps: HttpAppDeps): Router {
+  const router = new Router();
+  router.use(healthRoutes(deps.readiness).routes());
+  router.use(openApiRoutes(deps.servers).routes());
+  router.use(petRoutes(deps.catalog, deps.clock).routes());
+  return router;
 }
 
 // Authentication comes before routing under /v1, so a caller without a key learns nothing else.

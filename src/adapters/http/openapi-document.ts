@@ -3,6 +3,7 @@ import { GET_PET_SUCCESSOR, GET_PET_SUNSET_AT } from './deprecation.js';
 import {
   CursorSchema,
   ErrorSchema,
+  HealthSchema,
   ListPetsQuerySchema,
   NewPetSchema,
   PetIdSchema,
@@ -41,7 +42,7 @@ function jsonSchemaOptions(io: 'input' | 'output') {
 
 function componentSchemas(): Json {
   const responses = z.registry<{ id: string }>();
-  for (const [id, schema] of [['Pet', PetSchema], ['Pets', PetsSchema], ['Error', ErrorSchema], ['PetStatus', PetStatusSchema]] as const) {
+  for (const [id, schema] of [['Pet', PetSchema], ['Pets', PetsSchema], ['Error', ErrorSchema], ['PetStatus', PetStatusSchema], ['Health', HealthSchema]] as const) {
     responses.add(schema, { id });
   }
   // Request bodies are read as input: unknown members are allowed there (and dropped).
@@ -219,6 +220,49 @@ function withDeprecationHeaders(response: Json): Json {
   return { ...response, headers };
 }
 
+/** Operational endpoints: public, outside the versioned base path, so they name their own servers. */
+function publicOperations(servers: OpenApiServers): Json {
+  const origins = [
+    { url: new URL(servers.production).origin, description: 'Production' },
+    { url: new URL(servers.staging).origin, description: 'Staging' },
+  ];
+  const probe = (operationId: string, summary: string, extra: Json = {}) => ({
+    servers: origins,
+    get: {
+      operationId,
+      summary,
+      tags: ['operations'],
+      security: [],
+      responses: {
+        '200': { description: 'Healthy.', headers: withRequestId(), content: jsonContent('Health') },
+        ...extra,
+        '500': ref('responses', 'InternalError'),
+      },
+    },
+  });
+  return {
+    '/openapi.json': {
+      get: {
+        operationId: 'getOpenApiDocument',
+        summary: 'This document',
+        tags: ['operations'],
+        security: [],
+        responses: {
+          '200': {
+            description: 'The OpenAPI 3.1 description of the interface.',
+            headers: withRequestId(),
+            content: { 'application/json': { schema: { type: 'object' } } },
+          },
+        },
+      },
+    },
+    '/healthz': probe('getLiveness', 'Liveness: the process serves requests'),
+    '/readyz': probe('getReadiness', 'Readiness: storage answers and the service is not shutting down', {
+      '503': { description: 'Not ready.', headers: withRequestId(), content: jsonContent('Health') },
+    }),
+  };
+}
+
 export interface OpenApiServers {
   readonly production: string;
   readonly staging: string;
@@ -240,9 +284,12 @@ export function buildOpenApiDocument(servers: OpenApiServers): Json {
       { url: servers.production, description: 'Production' },
       { url: servers.staging, description: 'Staging' },
     ],
-    tags: [{ name: 'animals', description: 'The animals of the store.' }],
+    tags: [
+      { name: 'animals', description: 'The animals of the store.' },
+      { name: 'operations', description: 'Health probes and documentation; no key needed.' },
+    ],
     security: [{ bearerAuth: [] }],
-    paths: operations(),
+    paths: { ...operations(), ...publicOperations(servers) },
     components: {
       schemas: componentSchemas(),
       responses: RESPONSES,

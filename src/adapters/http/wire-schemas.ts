@@ -85,3 +85,7 @@ export const PetIdSchema = z
 
 export type NewPetBody = z.output<typeof NewPetSchema>;
 export type ListPetsQuery = z.output<typeof ListPetsQuerySchema>;
+
+export const HealthSchema = z
+  .object({ status: z.enum(['ok', 'ready', 'unavailable']) })
+  .meta({ id: 'Health', description: 'Liveness or readiness of the service.' });
