@@ -1,0 +1,139 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { allRoutes } from '../../src/adapters/http/create-http-app.js';
+import { ERROR_CODES } from '../../src/adapters/http/wire-schemas.js';
+import { OpenApiConformance } from '../support/openapi-conformance.js';
+import { startTestServer, type TestServer } from '../support/http-harness.js';
+import { testConfig } from '../support/test-config.js';
+
+type Json = Record<string, any>;
+
+describe('the served OpenAPI document', () => {
+  let server: TestServer;
+  let doc: Json;
+  let text: string;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    const response = await server.request('GET', '/v1/openapi.json', { anonymous: true });
+    expect(response.status).toBe(200);
+    text = response.text;
+    doc = JSON.parse(text) as Json;
+  });
+  afterAll(() => server.stop());
+
+  it('is OpenAPI 3.1 for interface version 1.0.0, served without a key', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.info.version).toBe('1.0.0');
+  });
+
+  it('lists the production and staging base addresses from config', () => {
+    const { servers } = testConfig();
+    expect(doc.servers.map((entry: Json) => entry.url)).toEqual([servers.production, servers.staging]);
+  });
+
+  it('describes the three operations with their ids, the animals tag and bearer security', () => {
+    const operations = [doc.paths['/pets'].get, doc.paths['/pets'].post, doc.paths['/pets/{petId}'].get];
+    expect(operations.map((operation: Json) => operation.operationId)).toEqual(['listPets', 'createPet', 'getPet']);
+    for (const operation of operations) {
+      expect(operation.tags).toEqual(['animals']);
+      expect(operation.security).toBeUndefined();
+      for (const status of ['401', '500']) expect(operation.responses[status], `${operation.operationId} ${status}`).toBeDefined();
+    }
+    expect(doc.security).toEqual([{ bearerAuth: [] }]);
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+  });
+
+  it('documents the 4xx responses each operation can give', () => {
+    expect(Object.keys(doc.paths['/pets'].get.responses)).toEqual(expect.arrayContaining(['200', '400', '401']));
+    expect(Object.keys(doc.paths['/pets'].post.responses)).toEqual(
+      expect.arrayContaining(['201', '400', '401', '413', '415']),
+    );
+    expect(Object.keys(doc.paths['/pets/{petId}'].get.responses)).toEqual(
+      expect.arrayContaining(['200', '400', '401', '404', '410']),
+    );
+    expect(doc.components.responses.MethodNotAllowed.headers.Allow).toBeDefined();
+  });
+
+  it('marks getPet deprecated with its removal date and successor', () => {
+    const getPet = doc.paths['/pets/{petId}'].get;
+    expect(getPet.deprecated).toBe(true);
+    expect(getPet['x-sunset']).toBe('2030-12-05');
+    expect(getPet.description).toContain('2030-12-05');
+    expect(getPet.description).toContain('GET /pets');
+    expect(Object.keys(getPet.responses['200'].headers)).toEqual(
+      expect.arrayContaining(['Deprecation', 'Sunset', 'Link']),
+    );
+  });
+
+  it('types int64 values as integer/int64 and never writes a rounded int64 bound', () => {
+    const pet = doc.components.schemas.Pet;
+    expect(pet.properties.id).toMatchObject({ type: 'integer', format: 'int64' });
+    expect(pet.properties.categoryId).toMatchObject({ type: 'integer', format: 'int64' });
+    expect(pet.required).toEqual(expect.arrayContaining(['id', 'name', 'categoryId']));
+    expect(text).not.toContain('9223372036854776000');
+  });
+
+  it('enumerates the error codes, each listed in the README', () => {
+    expect(doc.components.schemas.Error.properties.code.enum).toEqual([...ERROR_CODES]);
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    for (const code of ERROR_CODES) expect(readme, code).toContain(`\`${code}\``);
+  });
+
+  it('marks the cursor parameter beta, as an addition beyond v1.0.0', () => {
+    const cursor = doc.paths['/pets'].get.parameters.find((parameter: Json) => parameter.name === 'cursor');
+    expect(cursor['x-stability']).toBe('beta');
+  });
+
+  it('describes exactly the routes the service answers', () => {
+    const deps = { servers: testConfig().servers } as Parameters<typeof allRoutes>[0];
+    const served = allRoutes(deps)
+      .stack.flatMap((layer) => layer.methods.filter((method) => method !== 'HEAD').map((method) => `${method} ${layer.path}`))
+      .sort();
+    const documented = Object.entries(doc.paths as Json)
+      .flatMap(([path, item]: [string, Json]) => {
+        const prefix = new URL((item.servers ?? doc.servers)[0].url).pathname.replace(/\/$/, '');
+        const routerPath = `${prefix}${path}`.replace(/\{(\w+)\}/g, ':$1');
+        return Object.keys(item)
+          .filter((key) => ['get', 'post', 'put', 'patch', 'delete'].includes(key))
+          .map((method) => `${method.toUpperCase()} ${routerPath}`);
+      })
+      .sort();
+    expect(documented).toEqual(served);
+  });
+});
+
+describe('OpenApiConformance', () => {
+  let conformance: OpenApiConformance;
+  const headers = (entries: Record<string, string>) => new Headers(entries);
+
+  beforeAll(async () => {
+    const server = await startTestServer();
+    conformance = new OpenApiConformance(JSON.parse((await server.request('GET', '/v1/openapi.json')).text) as Json);
+    await server.stop();
+  });
+
+  it('accepts a documented response', () => {
+    const ok = { status: 200, headers: headers({ 'content-type': 'application/json' }), text: '[{"id":1,"name":"a","categoryId":2}]' };
+    expect(() => conformance.check('GET', '/v1/pets', ok)).not.toThrow();
+  });
+
+  it('rejects an undocumented status', () => {
+    const teapot = { status: 418, headers: headers({ 'content-type': 'application/json' }), text: '{}' };
+    expect(() => conformance.check('GET', '/v1/pets', teapot)).toThrowError(/status not documented/);
+  });
+
+  it('rejects a body that breaks the schema', () => {
+    const noName = { status: 200, headers: headers({ 'content-type': 'application/json' }), text: '[{"id":1,"categoryId":2}]' };
+    expect(() => conformance.check('GET', '/v1/pets', noName)).toThrowError(/does not match schema/);
+    const badCode = { status: 400, headers: headers({ 'content-type': 'application/json' }), text: '{"code":"oops","message":"m","status":400}' };
+    expect(() => conformance.check('GET', '/v1/pets', badCode)).toThrowError(/does not match schema/);
+  });
+
+  it('rejects an undocumented contract header and an undocumented media type', () => {
+    const withSunset = { status: 200, headers: headers({ 'content-type': 'application/json', sunset: 'x' }), text: '[]' };
+    expect(() => conformance.check('GET', '/v1/pets', withSunset)).toThrowError(/header sunset not documented/);
+    const text = { status: 200, headers: headers({ 'content-type': 'text/plain' }), text: 'hi' };
+    expect(() => conformance.check('GET', '/v1/pets', text)).toThrowError(/content type text\/plain not documented/);
+  });
+});
