@@ -5,6 +5,7 @@ import { z } from 'zod';
 export const APP_ENVS = ['local', 'staging', 'production'] as const;
 export type AppEnv = (typeof APP_ENVS)[number];
 
+const DAY_MS = 24 * 3600 * 1000;
 const CONFIG_DIR = fileURLToPath(new URL('../config/', import.meta.url));
 
 const baseUrl = z
@@ -23,6 +24,7 @@ const configSchema = z.strictObject({
     db: z.string().regex(/^[A-Za-z0-9_-]{1,63}$/, 'must be 1 to 63 letters, digits, _ or -'),
   }),
   apiKeys: z.array(z.string().min(1)),
+  idempotencyTtlMs: z.coerce.number().int().min(1000).max(7 * DAY_MS).default(DAY_MS),
 });
 
 export type AppConfig = Readonly<z.infer<typeof configSchema>> & {
@@ -51,6 +53,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     storage: env.STORAGE ?? file.storage,
     mongodb: { ...mongodb, url: env.MONGODB_URL ?? mongodb.url, db: env.MONGODB_DB ?? mongodb.db },
     apiKeys: env.API_KEYS === undefined ? file.apiKeys : splitList(env.API_KEYS),
+    idempotencyTtlMs: env.IDEMPOTENCY_TTL_MS ?? file.idempotencyTtlMs,
   };
   const parsed = configSchema.safeParse(merged);
   if (!parsed.success) {
@@ -82,6 +85,7 @@ const ENV_NAMES: Record<string, string> = {
   'mongodb.url': 'MONGODB_URL',
   'mongodb.db': 'MONGODB_DB',
   apiKeys: 'API_KEYS',
+  idempotencyTtlMs: 'IDEMPOTENCY_TTL_MS',
 };
 
 function settingName(path: readonly PropertyKey[]): string {

@@ -5,6 +5,8 @@ import { SystemClock } from './adapters/clock/system-clock.js';
 import { HashedApiKeyVerifier } from './adapters/keys/hashed-api-key-verifier.js';
 import { createHttpApp } from './adapters/http/create-http-app.js';
 import type { Readiness } from './adapters/http/health-routes.js';
+import type { IdempotencyStore } from './adapters/http/idempotency-store.js';
+import { InMemoryIdempotencyStore } from './adapters/memory/in-memory-idempotency-store.js';
 import { InMemoryPetRepository } from './adapters/memory/in-memory-pet-repository.js';
 import type { AppConfig } from './config.js';
 import { PetCatalog } from './core/pet-catalog.js';
@@ -22,6 +24,7 @@ export const TOKENS = {
   readiness: Symbol('readiness') as ServiceIdentifier<Readiness>,
   clock: Symbol('clock') as ServiceIdentifier<Clock>,
   onUnexpectedError: Symbol('onUnexpectedError') as ServiceIdentifier<(error: unknown, ctx: Context) => void>,
+  idempotencyStore: Symbol('idempotencyStore') as ServiceIdentifier<IdempotencyStore>,
   httpApp: Symbol('httpApp') as ServiceIdentifier<Koa>,
 } as const;
 
@@ -61,9 +64,18 @@ export function compose(config: AppConfig, runtime: Runtime): Container {
         catalog: PetCatalog,
         readiness: Readiness,
         clock: Clock,
+        store: IdempotencyStore,
         onUnexpectedError: Runtime['onUnexpectedError'],
-      ) => createHttpApp({ catalog, readiness, clock, servers: config.servers, onUnexpectedError }),
-      [TOKENS.config, TOKENS.petCatalog, TOKENS.readiness, TOKENS.clock, TOKENS.onUnexpectedError],
+      ) =>
+        createHttpApp({
+          catalog,
+          readiness,
+          clock,
+          servers: config.servers,
+          idempotency: { store, clock, ttlMs: config.idempotencyTtlMs },
+          onUnexpectedError,
+        }),
+      [TOKENS.config, TOKENS.petCatalog, TOKENS.readiness, TOKENS.clock, TOKENS.idempotencyStore, TOKENS.onUnexpectedError],
     );
   return container;
 }
@@ -72,6 +84,9 @@ function bindStorage(container: Container, config: AppConfig): void {
   switch (config.storage) {
     case 'memory':
       container.bind(TOKENS.petRepository).toConstantValue(new InMemoryPetRepository());
+      container
+        .bind(TOKENS.idempotencyStore)
+        .toResolvedValue((clock: Clock) => new InMemoryIdempotencyStore(() => clock.now()), [TOKENS.clock]);
       return;
     case 'mongodb':
       throw new Error('STORAGE=mongodb is not available in this build');

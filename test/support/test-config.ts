@@ -13,6 +13,7 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     storage: 'memory',
     mongodb: { url: 'mongodb://127.0.0.1:27017', db: 'animal_store_test' },
     apiKeys: [TEST_API_KEY],
+    idempotencyTtlMs: 24 * 3600 * 1000,
     ...overrides,
   };
 }

@@ -2,9 +2,12 @@
 export const API_ERROR_CODES = [
   'malformed_json',
   'invalid_cursor',
+  'invalid_idempotency_key',
   'not_found',
   'method_not_allowed',
+  'idempotency_key_in_use',
   'operation_removed',
+  'idempotency_key_reused',
   'payload_too_large',
   'unsupported_media_type',
   'internal_error',

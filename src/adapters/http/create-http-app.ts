@@ -5,6 +5,7 @@ import type { Clock } from '../../ports/clock.js';
 import { authenticate } from './authenticate.js';
 import { markDeprecated } from './deprecation.js';
 import { respondWithErrors } from './error-responses.js';
+import type { IdempotencySettings } from './idempotency.js';
 import { healthRoutes, type Readiness } from './health-routes.js';
 import type { OpenApiServers } from './openapi-document.js';
 import { openApiRoutes } from './openapi-routes.js';
@@ -15,6 +16,7 @@ export interface HttpAppDeps {
   readonly catalog: PetCatalog;
   readonly readiness: Readiness;
   readonly clock: Clock;
+  readonly idempotency: IdempotencySettings;
   /** Base addresses published in the OpenAPI document. */
   readonly servers: OpenApiServers;
   /** Receives every error that became a 500; the client only sees a generic message. */
@@ -45,7 +47,7 @@ export function allRoutes(deps: HttpAppDeps): Router {
   const router = new Router();
   router.use(healthRoutes(deps.readiness).routes());
   router.use(openApiRoutes(deps.servers).routes());
-  router.use(petRoutes(deps.catalog, deps.clock).routes());
+  router.use(petRoutes(deps.catalog, deps.clock, deps.idempotency).routes());
   return router;
 }
 

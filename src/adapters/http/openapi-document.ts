@@ -74,6 +74,7 @@ const HEADERS: Json = {
   Accept: stringHeader('The media types the operation accepts.', 'application/json'),
   Deprecation: stringHeader('RFC 9745 structured date of the deprecation.', '@1795219200'),
   Sunset: stringHeader('RFC 8594 removal date.', 'Thu, 05 Dec 2030 00:00:00 GMT'),
+  IdempotentReplayed: stringHeader('Present (value `true`) when this is the stored response of an earlier request with the same Idempotency-Key.', 'true'),
   GetPetLink: stringHeader('Successor of this deprecated operation (rel="successor-version").', `<${GET_PET_SUCCESSOR}>; rel="successor-version"`),
 };
 
@@ -84,7 +85,9 @@ function errorResponse(description: string, headers: Json = {}): Json {
 }
 
 const RESPONSES: Json = {
-  BadRequest: errorResponse('The request breaks the contract (`validation_failed`, `malformed_json`, `invalid_cursor`).'),
+  BadRequest: errorResponse(
+    'The request breaks the contract (`validation_failed`, `malformed_json`, `invalid_cursor`, `invalid_idempotency_key`).',
+  ),
   Unauthorized: errorResponse('API key missing (`missing_api_key`) or invalid (`invalid_api_key`).', {
     'WWW-Authenticate': ref('headers', 'WWWAuthenticate'),
   }),
@@ -161,14 +164,35 @@ function operations(): Json {
         summary: 'Add an animal',
         description: 'The service assigns the id. Unknown members of the body (a client-sent `id`, say) are ignored.',
         tags: ['animals'],
+        parameters: [
+          {
+            name: 'Idempotency-Key',
+            in: 'header',
+            required: false,
+            'x-stability': 'beta',
+            description:
+              'Makes retries safe (draft-ietf-httpapi-idempotency-key-header): 1 to 255 printable ASCII characters, ' +
+              'bare or as a quoted sf-string, scoped to your API key. The first completed response is replayed for 24 h ' +
+              '(IDEMPOTENCY_TTL_MS) to retries with the same body; another body is 422, a retry while the first is ' +
+              'still running is 409. Failed requests are not stored. Added beyond v1.0.0.',
+            schema: { type: 'string', minLength: 1, maxLength: 257 },
+          },
+        ],
         requestBody: { required: true, content: jsonContent('NewPet') },
         responses: {
           '201': {
-            description: 'The created animal.',
-            headers: withRequestId({ Location: ref('headers', 'Location') }),
+            description: 'The created animal (or, with Idempotent-Replayed, the replay of an earlier creation).',
+            headers: withRequestId({
+              Location: ref('headers', 'Location'),
+              'Idempotent-Replayed': ref('headers', 'IdempotentReplayed'),
+            }),
             content: jsonContent('Pet'),
           },
           '400': ref('responses', 'BadRequest'),
+          '409': errorResponse('A request with this Idempotency-Key is still in progress (`idempotency_key_in_use`).', {
+            'Retry-After': ref('headers', 'RetryAfter'),
+          }),
+          '422': errorResponse('This Idempotency-Key was used with a different body (`idempotency_key_reused`).'),
           '413': ref('responses', 'PayloadTooLarge'),
           '415': ref('responses', 'UnsupportedMediaType'),
           ...COMMON_RESPONSES,

@@ -4,6 +4,7 @@ import type { NewPet, PetId, PetStatus } from '../../core/pet.js';
 import type { Clock } from '../../ports/clock.js';
 import { ApiError } from './api-error.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
+import { runIdempotently, type IdempotencySettings } from './idempotency.js';
 import { GET_PET_SUCCESSOR, GET_PET_SUNSET_AT } from './deprecation.js';
 import { petJson, petsJson } from './json.js';
 import { readJsonBody } from './read-json-body.js';
@@ -12,7 +13,7 @@ import { validate } from './validate.js';
 import { ListPetsQuerySchema, NewPetSchema, PetIdSchema, type NewPetBody } from './wire-schemas.js';
 
 /** The three operations of the interface, under /v1. */
-export function petRoutes(catalog: PetCatalog, clock: Clock): Router {
+export function petRoutes(catalog: PetCatalog, clock: Clock, idempotency: IdempotencySettings): Router {
   const router = new Router({ prefix: '/v1' });
 
   router.get('listPets', '/pets', async (ctx) => {
@@ -24,10 +25,15 @@ export function petRoutes(catalog: PetCatalog, clock: Clock): Router {
   });
 
   router.post('createPet', '/pets', async (ctx) => {
-    const body = validate(NewPetSchema, await readJsonBody(ctx), 'body');
-    const pet = await catalog.addPet(toNewPet(body));
-    ctx.set('Location', `/v1/pets/${pet.id}`);
-    sendJson(ctx, 201, petJson(pet));
+    const json = await readJsonBody(ctx);
+    const newPet = toNewPet(validate(NewPetSchema, json, 'body'));
+    const response = await runIdempotently(ctx, idempotency, json, async () => {
+      const pet = await catalog.addPet(newPet);
+      return { status: 201, location: `/v1/pets/${pet.id}`, body: petJson(pet) };
+    });
+    if (response.location !== undefined) ctx.set('Location', response.location);
+    if (response.replayed) ctx.set('Idempotent-Replayed', 'true');
+    sendJson(ctx, response.status, response.body);
   });
 
   router.get('getPet', '/pets/:petId', async (ctx) => {

@@ -1,0 +1,86 @@
+import { createHash } from 'node:crypto';
+import type { Context } from 'koa';
+import type { Clock } from '../../ports/clock.js';
+import { ApiError } from './api-error.js';
+import type { IdempotencyStore, StoredResponse } from './idempotency-store.js';
+
+/*
+ * Idempotency-Key (draft-ietf-httpapi-idempotency-key-header): the first completed response for a key
+ * is stored and replayed for retries with the same body; another body is 422, a retry while the first
+ * is still running is 409. Keys are scoped to the caller's API key and the operation.
+ */
+
+export interface IdempotencySettings {
+  readonly store: IdempotencyStore;
+  readonly clock: Clock;
+  /** How long a completed response is replayed (IDEMPOTENCY_TTL_MS, default 24 h). */
+  readonly ttlMs: number;
+}
+
+/** An unfinished claim older than this is treated as abandoned by a crashed instance. */
+const IN_FLIGHT_LEASE_MS = 60_000;
+
+// sf-string ("...") as the draft writes it, or the bare token most clients send: printable ASCII, 1..255.
+const KEY = /^(?:"([\x20\x21\x23-\x5b\x5d-\x7e]{1,255})"|([\x21\x23-\x7e]{1,255}))$/;
+
+export function parseIdempotencyKey(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const match = KEY.exec(header.trim());
+  if (match === null) {
+    throw new ApiError(400, 'invalid_idempotency_key', 'Idempotency-Key must be 1 to 255 printable ASCII characters.');
+  }
+  return match[1] ?? match[2];
+}
+
+/** Runs `operation` at most once per key; replays the stored response for retries. */
+export async function runIdempotently(
+  ctx: Context,
+  settings: IdempotencySettings,
+  body: unknown,
+  operation: () => Promise<StoredResponse>,
+): Promise<StoredResponse & { readonly replayed: boolean }> {
+  const clientKey = parseIdempotencyKey(ctx.get('Idempotency-Key') || undefined);
+  if (clientKey === undefined) return { ...(await operation()), replayed: false };
+  const key = sha256(`${String(ctx.state.apiKeyId)}\n${ctx.method} ${ctx.path}\n${clientKey}`);
+  const fingerprint = sha256(canonicalJson(body));
+  const now = settings.clock.now();
+  const existing = await settings.store.claim({ key, fingerprint, now, ttlMs: settings.ttlMs, leaseMs: IN_FLIGHT_LEASE_MS });
+  if (existing !== undefined) {
+    if (existing.fingerprint !== fingerprint) {
+      throw new ApiError(422, 'idempotency_key_reused', 'This Idempotency-Key was used with a different request body.');
+    }
+    if (existing.state === 'in_progress') {
+      throw new ApiError(409, 'idempotency_key_in_use', 'A request with this Idempotency-Key is still in progress; retry later.', {
+        'Retry-After': '1',
+      });
+    }
+    return { ...existing.response, replayed: true };
+  }
+  let response: StoredResponse;
+  try {
+    response = await operation();
+  } catch (error) {
+    // Nothing was created, so the client may retry with the same key.
+    await settings.store.release(key).catch(() => undefined);
+    throw error;
+  }
+  await settings.store.complete(key, response);
+  return { ...response, replayed: false };
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('base64url');
+}
+
+/** JSON with sorted keys and exact integers, so formatting differences do not change the fingerprint. */
+export function canonicalJson(value: unknown): string {
+  if (typeof value === 'bigint') return value.toString();
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}

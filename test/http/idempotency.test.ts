@@ -1,0 +1,130 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeClock } from '../support/fake-clock.js';
+import { startTestServer, type TestServer, type TestResponse } from '../support/http-harness.js';
+import { TEST_API_KEY } from '../support/test-config.js';
+
+const OTHER_KEY = 'second-test-key-abcdefghijklmnopqrstuvwxyz0123';
+const DAY = 24 * 3_600_000;
+
+describe('Idempotency-Key on createPet', () => {
+  let server: TestServer;
+  const clock = new FakeClock(Date.UTC(2027, 0, 1));
+  let sequence = 0;
+
+  const post = (key: string | undefined, body: string, apiKey = TEST_API_KEY): Promise<TestResponse> =>
+    server.request('POST', '/v1/pets', {
+      headers: {
+        'Content-Type': 'application/json',
+        Authorization: `Bearer ${apiKey}`,
+        ...(key === undefined ? {} : { 'Idempotency-Key': key }),
+      },
+      body,
+    });
+
+  const uniqueKey = () => `key-${++sequence}-${Math.random().toString(36).slice(2)}`;
+
+  const storedCount = async () => {
+    let count = 0;
+    let path: string | undefined = '/v1/pets?limit=100';
+    while (path !== undefined) {
+      const response = await server.request('GET', path);
+      count += (response.json as unknown[]).length;
+      path = /^<([^>]+)>/.exec(response.headers.get('link') ?? '')?.[1];
+    }
+    return count;
+  };
+
+  beforeAll(async () => {
+    server = await startTestServer({ apiKeys: [TEST_API_KEY, OTHER_KEY] }, { clock });
+  });
+  afterAll(() => server.stop());
+
+  it('replays the first response for a retry with the same key and body, marked as a replay', async () => {
+    const key = uniqueKey();
+    const first = await post(key, '{"name":"Rex","categoryId":9223372036854775807}');
+    const before = await storedCount();
+    const retry = await post(key, '{ "categoryId": 9223372036854775807, "name": "Rex" }');
+    expect(first.status).toBe(201);
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    expect(retry.status).toBe(201);
+    expect(retry.text).toBe(first.text);
+    expect(retry.headers.get('location')).toBe(first.headers.get('location'));
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(await storedCount()).toBe(before);
+  });
+
+  it('treats the quoted sf-string form and the bare form as the same key', async () => {
+    const key = uniqueKey();
+    const first = await post(key, '{"name":"Quoted","categoryId":1}');
+    const retry = await post(`"${key}"`, '{"name":"Quoted","categoryId":1}');
+    expect(retry.text).toBe(first.text);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+  });
+
+  it('answers 422 idempotency_key_reused for the same key with another body', async () => {
+    const key = uniqueKey();
+    expect((await post(key, '{"name":"One","categoryId":1}')).status).toBe(201);
+    const reused = await post(key, '{"name":"Two","categoryId":1}');
+    expect(reused.status).toBe(422);
+    expect(reused.json).toEqual({ code: 'idempotency_key_reused', message: expect.any(String), status: 422n });
+  });
+
+  it('creates exactly one pet for 50 concurrent requests with one key; the others replay or get 409', async () => {
+    const key = uniqueKey();
+    const before = await storedCount();
+    const responses = await Promise.all(Array.from({ length: 50 }, () => post(key, '{"name":"Burst","categoryId":5}')));
+    const created = responses.filter((response) => response.status === 201);
+    const busy = responses.filter((response) => response.status === 409);
+    expect(created.length + busy.length).toBe(50);
+    expect(created.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(created.map((response) => response.text)).size).toBe(1);
+    for (const response of busy) {
+      expect(response.json).toMatchObject({ code: 'idempotency_key_in_use', status: 409n });
+      expect(response.headers.get('retry-after')).toBe('1');
+    }
+    expect(await storedCount()).toBe(before + 1);
+  });
+
+  it('forgets a key after its time to live, so the same key creates a new pet', async () => {
+    const key = uniqueKey();
+    const first = await post(key, '{"name":"Old","categoryId":1}');
+    clock.advance(DAY - 1000);
+    expect((await post(key, '{"name":"Old","categoryId":1}')).text).toBe(first.text);
+    clock.advance(2000);
+    const later = await post(key, '{"name":"Old","categoryId":1}');
+    expect(later.status).toBe(201);
+    expect(later.text).not.toBe(first.text);
+    expect(later.headers.get('idempotent-replayed')).toBeNull();
+  });
+
+  it('scopes keys to the API key', async () => {
+    const key = uniqueKey();
+    const mine = await post(key, '{"name":"Mine","categoryId":1}');
+    const theirs = await post(key, '{"name":"Mine","categoryId":1}', OTHER_KEY);
+    expect(theirs.status).toBe(201);
+    expect(theirs.text).not.toBe(mine.text);
+    expect(theirs.headers.get('idempotent-replayed')).toBeNull();
+  });
+
+  it('does not store a rejected request, so the key stays usable', async () => {
+    const key = uniqueKey();
+    expect((await post(key, '{"name":"","categoryId":1}')).status).toBe(400);
+    expect((await post(key, '{"name":"Fixed","categoryId":1}')).status).toBe(201);
+  });
+
+  it.each([
+    ['empty', ''],
+    ['too long', 'k'.repeat(256)],
+    ['non-ASCII', 'clé'],
+    ['an inner quote', '"a"b"'],
+  ])('answers 400 invalid_idempotency_key for a key that is %s', async (_, key) => {
+    const response = await post(key, '{"name":"X","categoryId":1}');
+    if (key === '') {
+      // An empty value counts as no key at all: the request is simply not idempotent.
+      expect(response.status).toBe(201);
+      return;
+    }
+    expect(response.status).toBe(400);
+    expect(response.json).toMatchObject({ code: 'invalid_idempotency_key', status: 400n });
+  });
+});
