@@ -24,6 +24,8 @@ const configSchema = z.strictObject({
     db: z.string().regex(/^[A-Za-z0-9_-]{1,63}$/, 'must be 1 to 63 letters, digits, _ or -'),
   }),
   apiKeys: z.array(z.string().min(1)),
+  rateLimitPerMinute: z.coerce.number().int().min(0).max(10_000_000).default(6000),
+  authFailuresPerMinute: z.coerce.number().int().min(1).max(100_000).default(30),
   idempotencyTtlMs: z.coerce.number().int().min(1000).max(7 * DAY_MS).default(DAY_MS),
 });
 
@@ -54,6 +56,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     mongodb: { ...mongodb, url: env.MONGODB_URL ?? mongodb.url, db: env.MONGODB_DB ?? mongodb.db },
     apiKeys: env.API_KEYS === undefined ? file.apiKeys : splitList(env.API_KEYS),
     idempotencyTtlMs: env.IDEMPOTENCY_TTL_MS ?? file.idempotencyTtlMs,
+    rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE ?? file.rateLimitPerMinute,
+    authFailuresPerMinute: env.RATE_LIMIT_AUTH_FAILURES_PER_MINUTE ?? file.authFailuresPerMinute,
   };
   const parsed = configSchema.safeParse(merged);
   if (!parsed.success) {
@@ -86,6 +90,8 @@ const ENV_NAMES: Record<string, string> = {
   'mongodb.db': 'MONGODB_DB',
   apiKeys: 'API_KEYS',
   idempotencyTtlMs: 'IDEMPOTENCY_TTL_MS',
+  rateLimitPerMinute: 'RATE_LIMIT_PER_MINUTE',
+  authFailuresPerMinute: 'RATE_LIMIT_AUTH_FAILURES_PER_MINUTE',
 };
 
 function settingName(path: readonly PropertyKey[]): string {

@@ -7,6 +7,8 @@ import { createHttpApp } from './adapters/http/create-http-app.js';
 import type { Readiness } from './adapters/http/health-routes.js';
 import type { IdempotencyStore } from './adapters/http/idempotency-store.js';
 import { InMemoryIdempotencyStore } from './adapters/memory/in-memory-idempotency-store.js';
+import { inMemoryRateLimits, type RateLimitSettings } from './adapters/memory/in-memory-rate-limits.js';
+import type { RateLimits } from './adapters/http/rate-limits.js';
 import { InMemoryPetRepository } from './adapters/memory/in-memory-pet-repository.js';
 import type { AppConfig } from './config.js';
 import { PetCatalog } from './core/pet-catalog.js';
@@ -25,6 +27,7 @@ export const TOKENS = {
   clock: Symbol('clock') as ServiceIdentifier<Clock>,
   onUnexpectedError: Symbol('onUnexpectedError') as ServiceIdentifier<(error: unknown, ctx: Context) => void>,
   idempotencyStore: Symbol('idempotencyStore') as ServiceIdentifier<IdempotencyStore>,
+  rateLimits: Symbol('rateLimits') as ServiceIdentifier<RateLimits>,
   httpApp: Symbol('httpApp') as ServiceIdentifier<Koa>,
 } as const;
 
@@ -65,6 +68,7 @@ export function compose(config: AppConfig, runtime: Runtime): Container {
         readiness: Readiness,
         clock: Clock,
         store: IdempotencyStore,
+        rateLimits: RateLimits,
         onUnexpectedError: Runtime['onUnexpectedError'],
       ) =>
         createHttpApp({
@@ -73,9 +77,10 @@ export function compose(config: AppConfig, runtime: Runtime): Container {
           clock,
           servers: config.servers,
           idempotency: { store, clock, ttlMs: config.idempotencyTtlMs },
+          rateLimits,
           onUnexpectedError,
         }),
-      [TOKENS.config, TOKENS.petCatalog, TOKENS.readiness, TOKENS.clock, TOKENS.idempotencyStore, TOKENS.onUnexpectedError],
+      [TOKENS.config, TOKENS.petCatalog, TOKENS.readiness, TOKENS.clock, TOKENS.idempotencyStore, TOKENS.rateLimits, TOKENS.onUnexpectedError],
     );
   return container;
 }
@@ -87,8 +92,13 @@ function bindStorage(container: Container, config: AppConfig): void {
       container
         .bind(TOKENS.idempotencyStore)
         .toResolvedValue((clock: Clock) => new InMemoryIdempotencyStore(() => clock.now()), [TOKENS.clock]);
+      container.bind(TOKENS.rateLimits).toConstantValue(inMemoryRateLimits(rateLimitSettings(config)));
       return;
     case 'mongodb':
       throw new Error('STORAGE=mongodb is not available in this build');
   }
+}
+
+function rateLimitSettings(config: AppConfig): RateLimitSettings {
+  return { perMinute: config.rateLimitPerMinute, authFailuresPerMinute: config.authFailuresPerMinute };
 }

@@ -14,6 +14,9 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     mongodb: { url: 'mongodb://127.0.0.1:27017', db: 'animal_store_test' },
     apiKeys: [TEST_API_KEY],
     idempotencyTtlMs: 24 * 3600 * 1000,
+    // Suites send thousands of requests from one address; the rate-limit tests turn limits on explicitly.
+    rateLimitPerMinute: 0,
+    authFailuresPerMinute: 30,
     ...overrides,
   };
 }

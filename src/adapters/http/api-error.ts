@@ -9,6 +9,7 @@ export const API_ERROR_CODES = [
   'operation_removed',
   'idempotency_key_reused',
   'payload_too_large',
+  'rate_limited',
   'unsupported_media_type',
   'internal_error',
   'not_implemented',

@@ -1,6 +1,7 @@
 import type { Context, Next } from 'koa';
 import { InvalidApiKey } from '../../core/errors.js';
 import type { PetCatalog } from '../../core/pet-catalog.js';
+import { assertAddressNotBlocked, consumeKeyQuota, recordAuthFailure, type RateLimits } from './rate-limits.js';
 
 // RFC 9110 §11.1: the scheme is case-insensitive; RFC 6750 §2.1: b64token characters only.
 const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
@@ -13,10 +14,23 @@ export function bearerToken(header: string | undefined): string | undefined {
   return match[1];
 }
 
-/** Every request below this point is authenticated; the key's id is kept in ctx.state for logs and limits. */
-export function authenticate(catalog: PetCatalog) {
+/**
+ * Every request below this point is authenticated and within its key's quota. The key's id is kept in
+ * ctx.state for logs and limits. Addresses that fail too often are refused before their key is checked,
+ * so a blocked guesser cannot tell a right key from a wrong one.
+ */
+export function authenticate(catalog: PetCatalog, limits: RateLimits) {
   return async function requireApiKey(ctx: Context, next: Next): Promise<void> {
-    ctx.state.apiKeyId = catalog.authenticate(bearerToken(ctx.req.headers.authorization));
+    if (limits.authFailures !== undefined) await assertAddressNotBlocked(limits.authFailures, ctx.ip);
+    try {
+      ctx.state.apiKeyId = catalog.authenticate(bearerToken(ctx.req.headers.authorization));
+    } catch (error) {
+      if (error instanceof InvalidApiKey && limits.authFailures !== undefined) {
+        await recordAuthFailure(limits.authFailures, ctx.ip);
+      }
+      throw error;
+    }
+    if (limits.perKey !== undefined) await consumeKeyQuota(ctx, limits.perKey, ctx.state.apiKeyId);
     await next();
   };
 }

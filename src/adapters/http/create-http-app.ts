@@ -10,6 +10,7 @@ import { healthRoutes, type Readiness } from './health-routes.js';
 import type { OpenApiServers } from './openapi-document.js';
 import { openApiRoutes } from './openapi-routes.js';
 import { petRoutes } from './pet-routes.js';
+import type { RateLimits } from './rate-limits.js';
 import { requestContext } from './request-context.js';
 
 export interface HttpAppDeps {
@@ -17,6 +18,7 @@ export interface HttpAppDeps {
   readonly readiness: Readiness;
   readonly clock: Clock;
   readonly idempotency: IdempotencySettings;
+  readonly rateLimits: RateLimits;
   /** Base addresses published in the OpenAPI document. */
   readonly servers: OpenApiServers;
   /** Receives every error that became a 500; the client only sees a generic message. */
@@ -36,7 +38,7 @@ export function createHttpApp(deps: HttpAppDeps): Koa {
   app.use(requestContext);
   app.use(respondWithErrors(deps.onUnexpectedError));
   app.use(markDeprecated);
-  app.use(whenKeyRequired(authenticate(deps.catalog)));
+  app.use(whenKeyRequired(authenticate(deps.catalog, deps.rateLimits)));
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;

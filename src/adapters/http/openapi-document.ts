@@ -74,14 +74,23 @@ const HEADERS: Json = {
   Accept: stringHeader('The media types the operation accepts.', 'application/json'),
   Deprecation: stringHeader('RFC 9745 structured date of the deprecation.', '@1795219200'),
   Sunset: stringHeader('RFC 8594 removal date.', 'Thu, 05 Dec 2030 00:00:00 GMT'),
+  RateLimit: stringHeader(
+    'Quota left in the current window (IETF RateLimit header fields draft), when rate limits are on.',
+    '"per-key";r=5999;t=60',
+  ),
+  RateLimitPolicy: stringHeader('The quota policy: requests (q) per window of w seconds.', '"per-key";q=6000;w=60'),
   IdempotentReplayed: stringHeader('Present (value `true`) when this is the stored response of an earlier request with the same Idempotency-Key.', 'true'),
   GetPetLink: stringHeader('Successor of this deprecated operation (rel="successor-version").', `<${GET_PET_SUCCESSOR}>; rel="successor-version"`),
 };
 
 const withRequestId = (headers: Json = {}) => ({ 'X-Request-Id': ref('headers', 'XRequestId'), ...headers });
 
+/** Headers of every response to an authenticated request under /v1. */
+const withApiHeaders = (headers: Json = {}) =>
+  withRequestId({ RateLimit: ref('headers', 'RateLimit'), 'RateLimit-Policy': ref('headers', 'RateLimitPolicy'), ...headers });
+
 function errorResponse(description: string, headers: Json = {}): Json {
-  return { description, headers: withRequestId(headers), content: jsonContent('Error') };
+  return { description, headers: withApiHeaders(headers), content: jsonContent('Error') };
 }
 
 const RESPONSES: Json = {
@@ -101,6 +110,10 @@ const RESPONSES: Json = {
   }),
   InternalError: errorResponse('Unexpected failure (`internal_error`); no detail is exposed.'),
   NotImplemented: errorResponse('An HTTP method the service does not know (`not_implemented`).'),
+  TooManyRequests: errorResponse(
+    'Quota spent (`rate_limited`): per API key, or failed authentications per client address. Retry after `Retry-After` seconds.',
+    { 'Retry-After': ref('headers', 'RetryAfter') },
+  ),
   ServiceUnavailable: errorResponse('Storage did not answer in time (`storage_unavailable`).', {
     'Retry-After': ref('headers', 'RetryAfter'),
   }),
@@ -109,6 +122,7 @@ const RESPONSES: Json = {
 /** Responses every authenticated operation can give, besides its own. */
 const COMMON_RESPONSES = {
   '401': ref('responses', 'Unauthorized'),
+  '429': ref('responses', 'TooManyRequests'),
   '500': ref('responses', 'InternalError'),
   '503': ref('responses', 'ServiceUnavailable'),
 };
@@ -152,7 +166,7 @@ function operations(): Json {
         responses: {
           '200': {
             description: 'A page of animals.',
-            headers: withRequestId({ Link: ref('headers', 'Link') }),
+            headers: withApiHeaders({ Link: ref('headers', 'Link') }),
             content: jsonContent('Pets'),
           },
           '400': ref('responses', 'BadRequest'),
@@ -182,7 +196,7 @@ function operations(): Json {
         responses: {
           '201': {
             description: 'The created animal (or, with Idempotent-Replayed, the replay of an earlier creation).',
-            headers: withRequestId({
+            headers: withApiHeaders({
               Location: ref('headers', 'Location'),
               'Idempotent-Replayed': ref('headers', 'IdempotentReplayed'),
             }),
@@ -224,6 +238,7 @@ function operations(): Json {
             '400': RESPONSES.BadRequest,
             '401': RESPONSES.Unauthorized,
             '404': RESPONSES.NotFound,
+            '429': RESPONSES.TooManyRequests,
             '410': errorResponse(`The operation was removed on ${sunsetDay} (\`operation_removed\`); use GET /pets.`),
             '500': RESPONSES.InternalError,
             '503': RESPONSES.ServiceUnavailable,
@@ -236,7 +251,7 @@ function operations(): Json {
 
 function withDeprecationHeaders(response: Json): Json {
   const headers = {
-    ...((response.headers as Json | undefined) ?? withRequestId()),
+    ...((response.headers as Json | undefined) ?? withApiHeaders()),
     Deprecation: ref('headers', 'Deprecation'),
     Sunset: ref('headers', 'Sunset'),
     Link: ref('headers', 'GetPetLink'),

@@ -1,0 +1,69 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../support/http-harness.js';
+import { TEST_API_KEY } from '../support/test-config.js';
+
+const OTHER_KEY = 'another-key-for-rate-limits-0123456789abcdef';
+
+describe('rate limits', () => {
+  let server: TestServer | undefined;
+  afterEach(async () => {
+    await server?.stop();
+    server = undefined;
+  });
+
+  const get = (apiKey: string) =>
+    server!.request('GET', '/v1/pets', { headers: { Authorization: `Bearer ${apiKey}` } });
+
+  it('reports the quota on every request and answers 429 rate_limited once a key has spent it', async () => {
+    server = await startTestServer({ apiKeys: [TEST_API_KEY, OTHER_KEY], rateLimitPerMinute: 5 });
+    for (let used = 1; used <= 5; used++) {
+      const response = await get(TEST_API_KEY);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('ratelimit-policy')).toBe('"per-key";q=5;w=60');
+      expect(response.headers.get('ratelimit')).toMatch(new RegExp(`^"per-key";r=${5 - used};t=\\d+$`));
+    }
+    const limited = await get(TEST_API_KEY);
+    expect(limited.status).toBe(429);
+    expect(limited.json).toEqual({ code: 'rate_limited', message: expect.stringContaining('retry'), status: 429n });
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(Number(limited.headers.get('retry-after'))).toBeLessThanOrEqual(60);
+    expect(limited.headers.get('ratelimit')).toMatch(/^"per-key";r=0;t=\d+$/);
+  });
+
+  it('counts each API key separately', async () => {
+    server = await startTestServer({ apiKeys: [TEST_API_KEY, OTHER_KEY], rateLimitPerMinute: 2 });
+    await get(TEST_API_KEY);
+    await get(TEST_API_KEY);
+    expect((await get(TEST_API_KEY)).status).toBe(429);
+    expect((await get(OTHER_KEY)).status).toBe(200);
+  });
+
+  it('refuses an address that failed authentication too often, even with a right key', async () => {
+    server = await startTestServer({ rateLimitPerMinute: 1000, authFailuresPerMinute: 3 });
+    for (let attempt = 0; attempt < 3; attempt++) {
+      expect((await get(`wrong-key-${attempt}`)).status).toBe(401);
+    }
+    const blocked = await get('wrong-key-again');
+    expect(blocked.status).toBe(429);
+    expect(blocked.json).toMatchObject({ code: 'rate_limited', status: 429n });
+    expect(blocked.headers.get('ratelimit-policy')).toBe('"auth-failures";q=3;w=60');
+    const evenRight = await get(TEST_API_KEY);
+    expect(evenRight.status).toBe(429);
+  });
+
+  it('does not count requests without any key as guesses', async () => {
+    server = await startTestServer({ rateLimitPerMinute: 1000, authFailuresPerMinute: 2 });
+    for (let attempt = 0; attempt < 5; attempt++) {
+      expect((await server.request('GET', '/v1/pets', { anonymous: true })).status).toBe(401);
+    }
+    expect((await get(TEST_API_KEY)).status).toBe(200);
+  });
+
+  it('turns every limit off with RATE_LIMIT_PER_MINUTE=0', async () => {
+    server = await startTestServer({ rateLimitPerMinute: 0, authFailuresPerMinute: 1 });
+    for (let attempt = 0; attempt < 5; attempt++) expect((await get(`bad-${attempt}`)).status).toBe(401);
+    const response = await get(TEST_API_KEY);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('ratelimit')).toBeNull();
+  });
+});
