@@ -12,6 +12,15 @@ const baseUrl = z
   .url({ protocol: /^https?$/ })
   .refine((url) => new URL(url).pathname.replace(/\/$/, '').endsWith('/v1'), 'must end in /v1');
 
+const milliseconds = z.coerce.number().int().min(1).max(3_600_000);
+
+// An exact origin as browsers send it: scheme, host, optional port; no path, no wildcard.
+const origin = z
+  .string()
+  .refine((value) => /^https?:\/\/[^/\s*]+$/.test(value) && URL.canParse(value) && new URL(value).origin === value, {
+    message: 'each entry must be an origin such as https://app.example.com (no path, no trailing slash, no *)',
+  });
+
 /** Each setting with the environment variable that overrides it; the file key is the same without the prefix. */
 const configSchema = z.strictObject({
   appEnv: z.enum(APP_ENVS),
@@ -27,6 +36,26 @@ const configSchema = z.strictObject({
   rateLimitPerMinute: z.coerce.number().int().min(0).max(10_000_000).default(6000),
   authFailuresPerMinute: z.coerce.number().int().min(1).max(100_000).default(30),
   idempotencyTtlMs: z.coerce.number().int().min(1000).max(7 * DAY_MS).default(DAY_MS),
+  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // Unset: pretty only for local development on a terminal (see logger.ts).
+  logFormat: z.enum(['json', 'pretty']).optional(),
+  metrics: z.enum(['on', 'off']).default('on'),
+  // Unset: /metrics is served on the API port.
+  metricsPort: z.coerce.number().int().min(0).max(65535).optional(),
+  shutdownTimeoutMs: milliseconds.default(10_000),
+  maxHeaderBytes: z.coerce.number().int().min(1024).max(1024 * 1024).default(16 * 1024),
+  headersTimeoutMs: milliseconds.default(10_000),
+  requestTimeoutMs: milliseconds.default(30_000),
+  keepAliveTimeoutMs: milliseconds.default(5_000),
+  corsOrigins: z.array(origin).default([]),
+}).superRefine((config, check) => {
+  // Node refuses a headers timeout longer than the request timeout.
+  if (config.headersTimeoutMs > config.requestTimeoutMs) {
+    check.addIssue({ code: 'custom', path: ['headersTimeoutMs'], message: 'must not exceed HTTP_REQUEST_TIMEOUT_MS' });
+  }
+  if (config.metricsPort !== undefined && config.metricsPort !== 0 && config.metricsPort === config.port) {
+    check.addIssue({ code: 'custom', path: ['metricsPort'], message: 'must differ from PORT (leave it unset to serve /metrics on PORT)' });
+  }
 });
 
 export type AppConfig = Readonly<z.infer<typeof configSchema>> & {
@@ -58,6 +87,16 @@ export function loadConfig(env: Env = process.env): AppConfig {
     idempotencyTtlMs: env.IDEMPOTENCY_TTL_MS ?? file.idempotencyTtlMs,
     rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE ?? file.rateLimitPerMinute,
     authFailuresPerMinute: env.RATE_LIMIT_AUTH_FAILURES_PER_MINUTE ?? file.authFailuresPerMinute,
+    logLevel: env.LOG_LEVEL || file.logLevel,
+    logFormat: env.LOG_FORMAT || file.logFormat,
+    metrics: env.METRICS || file.metrics,
+    metricsPort: env.METRICS_PORT || file.metricsPort,
+    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS || file.shutdownTimeoutMs,
+    maxHeaderBytes: env.HTTP_MAX_HEADER_BYTES || file.maxHeaderBytes,
+    headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS || file.headersTimeoutMs,
+    requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS || file.requestTimeoutMs,
+    keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS || file.keepAliveTimeoutMs,
+    corsOrigins: env.CORS_ORIGINS === undefined ? file.corsOrigins : splitList(env.CORS_ORIGINS),
   };
   const parsed = configSchema.safeParse(merged);
   if (!parsed.success) {
@@ -92,6 +131,16 @@ const ENV_NAMES: Record<string, string> = {
   idempotencyTtlMs: 'IDEMPOTENCY_TTL_MS',
   rateLimitPerMinute: 'RATE_LIMIT_PER_MINUTE',
   authFailuresPerMinute: 'RATE_LIMIT_AUTH_FAILURES_PER_MINUTE',
+  logLevel: 'LOG_LEVEL',
+  logFormat: 'LOG_FORMAT',
+  metrics: 'METRICS',
+  metricsPort: 'METRICS_PORT',
+  shutdownTimeoutMs: 'SHUTDOWN_TIMEOUT_MS',
+  maxHeaderBytes: 'HTTP_MAX_HEADER_BYTES',
+  headersTimeoutMs: 'HTTP_HEADERS_TIMEOUT_MS',
+  requestTimeoutMs: 'HTTP_REQUEST_TIMEOUT_MS',
+  keepAliveTimeoutMs: 'HTTP_KEEP_ALIVE_TIMEOUT_MS',
+  corsOrigins: 'CORS_ORIGINS',
 };
 
 function settingName(path: readonly PropertyKey[]): string {

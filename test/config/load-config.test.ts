@@ -40,8 +40,67 @@ describe('loadConfig', () => {
     [{ STORAGE: 'redis' }, 'STORAGE'],
     [{ MONGODB_URL: 'http://nope' }, 'MONGODB_URL'],
     [{ MONGODB_DB: 'bad name!' }, 'MONGODB_DB'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ LOG_FORMAT: 'xml' }, 'LOG_FORMAT'],
+    [{ METRICS: 'yes' }, 'METRICS'],
+    [{ METRICS_PORT: '3000' }, 'METRICS_PORT'],
+    [{ METRICS_PORT: 'nine' }, 'METRICS_PORT'],
+    [{ SHUTDOWN_TIMEOUT_MS: '0' }, 'SHUTDOWN_TIMEOUT_MS'],
+    [{ HTTP_MAX_HEADER_BYTES: '100' }, 'HTTP_MAX_HEADER_BYTES'],
+    [{ HTTP_HEADERS_TIMEOUT_MS: '40000', HTTP_REQUEST_TIMEOUT_MS: '30000' }, 'HTTP_HEADERS_TIMEOUT_MS'],
+    [{ HTTP_KEEP_ALIVE_TIMEOUT_MS: '1.5' }, 'HTTP_KEEP_ALIVE_TIMEOUT_MS'],
+    [{ CORS_ORIGINS: 'https://app.example/' }, 'CORS_ORIGINS'],
+    [{ CORS_ORIGINS: '*' }, 'CORS_ORIGINS'],
+    [{ CORS_ORIGINS: 'https://ok.example,app.example' }, 'CORS_ORIGINS'],
   ])('stops with one line naming the setting for %j', (env, setting) => {
     expect(() => loadConfig(env)).toThrowError(ConfigError);
     expect(() => loadConfig(env)).toThrowError(new RegExp(`^Invalid setting ${setting}: `));
+  });
+
+  it('has the operational defaults: info logs, metrics on the API port, 10 s shutdown, bounded HTTP, CORS off', () => {
+    expect(loadConfig({})).toMatchObject({
+      logLevel: 'info',
+      metrics: 'on',
+      shutdownTimeoutMs: 10_000,
+      maxHeaderBytes: 16_384,
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 5_000,
+      corsOrigins: [],
+    });
+    expect(loadConfig({}).metricsPort).toBeUndefined();
+    expect(loadConfig({}).logFormat).toBeUndefined();
+    expect(loadConfig({ APP_ENV: 'production' }).metricsPort).toBe(9464);
+  });
+
+  it('reads the operational settings from the environment', () => {
+    const config = loadConfig({
+      LOG_LEVEL: 'debug',
+      LOG_FORMAT: 'pretty',
+      METRICS: 'off',
+      METRICS_PORT: '9100',
+      SHUTDOWN_TIMEOUT_MS: '2500',
+      HTTP_MAX_HEADER_BYTES: '8192',
+      HTTP_HEADERS_TIMEOUT_MS: '5000',
+      HTTP_REQUEST_TIMEOUT_MS: '20000',
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: '65000',
+      CORS_ORIGINS: 'https://app.example, http://localhost:5173',
+    });
+    expect(config).toMatchObject({
+      logLevel: 'debug',
+      logFormat: 'pretty',
+      metrics: 'off',
+      metricsPort: 9100,
+      shutdownTimeoutMs: 2500,
+      maxHeaderBytes: 8192,
+      headersTimeoutMs: 5000,
+      requestTimeoutMs: 20_000,
+      keepAliveTimeoutMs: 65_000,
+      corsOrigins: ['https://app.example', 'http://localhost:5173'],
+    });
+  });
+
+  it('treats an empty METRICS_PORT as unset', () => {
+    expect(loadConfig({ METRICS_PORT: '' }).metricsPort).toBeUndefined();
   });
 });

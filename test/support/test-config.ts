@@ -17,6 +17,15 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     // Suites send thousands of requests from one address; the rate-limit tests turn limits on explicitly.
     rateLimitPerMinute: 0,
     authFailuresPerMinute: 30,
+    logLevel: 'silent',
+    logFormat: 'json',
+    metrics: 'on',
+    shutdownTimeoutMs: 10_000,
+    maxHeaderBytes: 16 * 1024,
+    headersTimeoutMs: 10_000,
+    requestTimeoutMs: 30_000,
+    keepAliveTimeoutMs: 5_000,
+    corsOrigins: [],
     ...overrides,
   };
 }
