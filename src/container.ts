@@ -9,8 +9,11 @@ import type { IdempotencyStore } from './adapters/http/idempotency-store.js';
 import { InMemoryIdempotencyStore } from './adapters/memory/in-memory-idempotency-store.js';
 import { inMemoryRateLimits, type RateLimitSettings } from './adapters/memory/in-memory-rate-limits.js';
 import type { RateLimits } from './adapters/http/rate-limits.js';
+import { HttpMetrics } from './adapters/http/http-metrics.js';
+import { createMetricsApp } from './adapters/http/metrics-routes.js';
 import { InMemoryPetRepository } from './adapters/memory/in-memory-pet-repository.js';
 import type { AppConfig } from './config.js';
+import type { Logger } from './logger.js';
 import { PetCatalog } from './core/pet-catalog.js';
 import type { ApiKeyVerifier } from './ports/api-key-verifier.js';
 import type { Clock } from './ports/clock.js';
@@ -28,13 +31,21 @@ export const TOKENS = {
   onUnexpectedError: Symbol('onUnexpectedError') as ServiceIdentifier<(error: unknown, ctx: Context) => void>,
   idempotencyStore: Symbol('idempotencyStore') as ServiceIdentifier<IdempotencyStore>,
   rateLimits: Symbol('rateLimits') as ServiceIdentifier<RateLimits>,
+  logger: Symbol('logger') as ServiceIdentifier<Logger>,
+  /** Undefined when METRICS=off. */
+  metrics: Symbol('metrics') as ServiceIdentifier<HttpMetrics | undefined>,
   httpApp: Symbol('httpApp') as ServiceIdentifier<Koa>,
+  /** The app for METRICS_PORT; undefined when metrics are off or served on the API port. */
+  metricsApp: Symbol('metricsApp') as ServiceIdentifier<Koa | undefined>,
 } as const;
 
 export interface Runtime {
   /** The API key entries in force: the configured ones, or the one main generated for local use. */
   readonly apiKeys: readonly string[];
   readonly onUnexpectedError: (error: unknown, ctx: Context) => void;
+  readonly logger: Logger;
+  /** True once shutdown began: readiness then answers 503 whatever storage says. */
+  readonly isDraining: () => boolean;
   /** Replaces the system clock (tests of time-dependent behaviour). */
   readonly clock?: Clock;
 }
@@ -45,6 +56,7 @@ export function compose(config: AppConfig, runtime: Runtime): Container {
   container.bind(TOKENS.config).toConstantValue(config);
   container.bind(TOKENS.apiKeys).toConstantValue(runtime.apiKeys);
   container.bind(TOKENS.onUnexpectedError).toConstantValue(runtime.onUnexpectedError);
+  container.bind(TOKENS.logger).toConstantValue(runtime.logger);
   container.bind(TOKENS.clock).toConstantValue(runtime.clock ?? new SystemClock());
   bindStorage(container, config);
   container
@@ -58,7 +70,16 @@ export function compose(config: AppConfig, runtime: Runtime): Container {
     );
   container
     .bind(TOKENS.readiness)
-    .toResolvedValue((pets: PetRepository): Readiness => ({ isReady: () => pets.isReachable() }), [TOKENS.petRepository]);
+    .toResolvedValue(
+      (pets: PetRepository): Readiness => ({ isReady: async () => !runtime.isDraining() && pets.isReachable() }),
+      [TOKENS.petRepository],
+    );
+  container
+    .bind(TOKENS.metrics)
+    .toResolvedValue(
+      (pets: PetRepository) => (config.metrics === 'on' ? new HttpMetrics(() => pets.count()) : undefined),
+      [TOKENS.petRepository],
+    );
   container
     .bind(TOKENS.httpApp)
     .toResolvedValue(
@@ -70,6 +91,8 @@ export function compose(config: AppConfig, runtime: Runtime): Container {
         store: IdempotencyStore,
         rateLimits: RateLimits,
         onUnexpectedError: Runtime['onUnexpectedError'],
+        logger: Logger,
+        metrics: HttpMetrics | undefined,
       ) =>
         createHttpApp({
           catalog,
@@ -79,8 +102,31 @@ export function compose(config: AppConfig, runtime: Runtime): Container {
           idempotency: { store, clock, ttlMs: config.idempotencyTtlMs },
           rateLimits,
           onUnexpectedError,
+          logger,
+          metrics,
+          metricsOnApiPort: config.metricsPort === undefined,
+          corsOrigins: config.corsOrigins,
         }),
-      [TOKENS.config, TOKENS.petCatalog, TOKENS.readiness, TOKENS.clock, TOKENS.idempotencyStore, TOKENS.rateLimits, TOKENS.onUnexpectedError],
+      [
+        TOKENS.config,
+        TOKENS.petCatalog,
+        TOKENS.readiness,
+        TOKENS.clock,
+        TOKENS.idempotencyStore,
+        TOKENS.rateLimits,
+        TOKENS.onUnexpectedError,
+        TOKENS.logger,
+        TOKENS.metrics,
+      ],
+    );
+  container
+    .bind(TOKENS.metricsApp)
+    .toResolvedValue(
+      (metrics: HttpMetrics | undefined, logger: Logger) =>
+        metrics === undefined || config.metricsPort === undefined
+          ? undefined
+          : createMetricsApp(metrics, (error) => logger.error({ err: error }, 'unexpected error on the metrics port')),
+      [TOKENS.metrics, TOKENS.logger],
     );
   return container;
 }

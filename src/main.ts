@@ -1,25 +1,53 @@
-import { ConfigError, loadConfig } from './config.js';
-import { startService } from './start-service.js';
+import { ConfigError, loadConfig, type AppConfig } from './config.js';
+import { createLogger, type Logger } from './logger.js';
+import { startService, type RunningService } from './start-service.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const service = await startService(config);
-  process.stdout.write(
-    `Animal Store Service (${config.appEnv}, storage ${config.storage}) listening on ${service.url}/v1\n`,
+  const logger = await createLogger(config);
+  const service = await startService(config, { logger });
+  stopOnSignals(service, logger);
+  logger.info(
+    { appEnv: config.appEnv, storage: config.storage, url: `${service.url}/v1`, metricsUrl: metricsUrl(config, service) },
+    'listening',
   );
   if (service.generatedApiKey !== undefined) {
+    // The one message that bypasses the logger: the key must never reach a log.
     process.stdout.write(
       `No API_KEYS configured: generated a key for this run (shown once, never logged again):\n  ${service.generatedApiKey}\n` +
         `Try: curl -H "Authorization: Bearer ${service.generatedApiKey}" ${service.url}/v1/pets\n`,
     );
   }
-  const shutdown = () => void service.stop().then(() => process.exit(0));
-  process.once('SIGTERM', shutdown);
-  process.once('SIGINT', shutdown);
 }
 
-main().catch((error: unknown) => {
-  // One clear line for configuration mistakes; the detail for anything else.
-  process.stderr.write(error instanceof ConfigError ? `${error.message}\n` : `Start-up failed: ${String(error)}\n`);
+// First SIGTERM/SIGINT drains; a second one (Ctrl-C again) gives up waiting.
+function stopOnSignals(service: RunningService, logger: Logger): void {
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: exiting without waiting');
+      process.exit(1);
+    }
+    stopping = true;
+    logger.info({ signal }, 'shutting down: draining requests');
+    void service.stop().then(({ forced, durationMs }) => {
+      logger[forced ? 'warn' : 'info']({ forced, durationMs }, forced ? 'stopped at the deadline' : 'stopped');
+      process.exit(forced ? 1 : 0);
+    });
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+}
+
+function metricsUrl(config: AppConfig, service: RunningService): string | null {
+  if (config.metrics === 'off') return null;
+  return `${service.metricsUrl ?? service.url}/metrics`;
+}
+
+main().catch(async (error: unknown) => {
+  // Config mistakes are one clear line; anything else is logged with its stack.
+  const logger = await createLogger({ appEnv: 'local', logLevel: 'info', logFormat: undefined });
+  if (error instanceof ConfigError) logger.fatal(error.message);
+  else logger.fatal({ err: error }, 'start-up failed');
   process.exit(1);
 });

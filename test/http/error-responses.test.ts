@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compose, TOKENS } from '../../src/container.js';
 import { startTestServer, type TestServer } from '../support/http-harness.js';
@@ -150,6 +151,8 @@ describe('unexpected failures', () => {
     const container = compose(testConfig(), {
       apiKeys: [TEST_API_KEY],
       onUnexpectedError: (error) => reported.push(error),
+      logger: pino({ level: 'silent' }),
+      isDraining: () => false,
     });
     // The real composition, with only the readiness probe (an HTTP-adapter dependency, not a port) made to throw:
     // the one way to reach a 500 from outside.

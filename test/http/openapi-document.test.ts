@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allRoutes } from '../../src/adapters/http/create-http-app.js';
+import { HttpMetrics } from '../../src/adapters/http/http-metrics.js';
 import { ERROR_CODES } from '../../src/adapters/http/wire-schemas.js';
 import { OpenApiConformance } from '../support/openapi-conformance.js';
 import { startTestServer, type TestServer } from '../support/http-harness.js';
@@ -86,7 +87,12 @@ describe('the served OpenAPI document', () => {
   });
 
   it('describes exactly the routes the service answers', () => {
-    const deps = { servers: testConfig().servers } as Parameters<typeof allRoutes>[0];
+    // The test server serves /metrics on the API port, as the default config does.
+    const deps = {
+      servers: testConfig().servers,
+      metrics: new HttpMetrics(async () => 0),
+      metricsOnApiPort: true,
+    } as Parameters<typeof allRoutes>[0];
     const served = allRoutes(deps)
       .stack.flatMap((layer) => layer.methods.filter((method) => method !== 'HEAD').map((method) => `${method} ${layer.path}`))
       .sort();

@@ -1,7 +1,6 @@
 import { parse } from 'lossless-json';
 import type { AppConfig } from '../../src/config.js';
-import type { Clock } from '../../src/ports/clock.js';
-import { startService, type RunningService } from '../../src/start-service.js';
+import { startService, type RunningService, type StartOptions, type StopResult } from '../../src/start-service.js';
 import { OpenApiConformance } from './openapi-conformance.js';
 import { TEST_API_KEY, testConfig } from './test-config.js';
 
@@ -28,13 +27,13 @@ export interface TestServer {
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
   /** POST /v1/pets with a JSON body text. */
   createPet(json: string): Promise<TestResponse>;
-  stop(): Promise<void>;
+  stop(): Promise<StopResult>;
 }
 
 /** Starts the real composed service on an ephemeral port; requests go over a real socket. */
 export async function startTestServer(
   overrides: Partial<AppConfig> = {},
-  options: { readonly clock?: Clock } = {},
+  options: StartOptions = {},
 ): Promise<TestServer> {
   const service = await startService(testConfig(overrides), options);
   const url = service.url;

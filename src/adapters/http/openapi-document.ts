@@ -80,6 +80,7 @@ const HEADERS: Json = {
   ),
   RateLimitPolicy: stringHeader('The quota policy: requests (q) per window of w seconds.', '"per-key";q=6000;w=60'),
   IdempotentReplayed: stringHeader('Present (value `true`) when this is the stored response of an earlier request with the same Idempotency-Key.', 'true'),
+  AccessControlAllowOrigin: stringHeader('CORS: this document is readable from any origin.', '*'),
   GetPetLink: stringHeader('Successor of this deprecated operation (rel="successor-version").', `<${GET_PET_SUCCESSOR}>; rel="successor-version"`),
 };
 
@@ -259,8 +260,29 @@ function withDeprecationHeaders(response: Json): Json {
   return { ...response, headers };
 }
 
+const metricsOperation = (servers: Json[]): Json => ({
+  servers,
+  get: {
+    operationId: 'getMetrics',
+    summary: 'Prometheus metrics: requests by route and status, latency, stored animals, process',
+    description:
+      'No key: the figures reveal no animal and no key. Served here only when `METRICS_PORT` is unset; ' +
+      'put it behind the network boundary (or give it its own port) where scrapes should not come from the internet.',
+    tags: ['operations'],
+    security: [],
+    responses: {
+      '200': {
+        description: 'Prometheus text exposition format 0.0.4.',
+        headers: withRequestId(),
+        content: { 'text/plain': { schema: { type: 'string' } } },
+      },
+      '500': ref('responses', 'InternalError'),
+    },
+  },
+});
+
 /** Operational endpoints: public, outside the versioned base path, so they name their own servers. */
-function publicOperations(servers: OpenApiServers): Json {
+function publicOperations(servers: OpenApiServers, options: OpenApiOptions): Json {
   const origins = [
     { url: new URL(servers.production).origin, description: 'Production' },
     { url: new URL(servers.staging).origin, description: 'Staging' },
@@ -289,7 +311,7 @@ function publicOperations(servers: OpenApiServers): Json {
         responses: {
           '200': {
             description: 'The OpenAPI 3.1 description of the interface.',
-            headers: withRequestId(),
+            headers: withRequestId({ 'Access-Control-Allow-Origin': ref('headers', 'AccessControlAllowOrigin') }),
             content: { 'application/json': { schema: { type: 'object' } } },
           },
         },
@@ -297,8 +319,9 @@ function publicOperations(servers: OpenApiServers): Json {
     },
     '/healthz': probe('getLiveness', 'Liveness: the process serves requests'),
     '/readyz': probe('getReadiness', 'Readiness: storage answers and the service is not shutting down', {
-      '503': { description: 'Not ready.', headers: withRequestId(), content: jsonContent('Health') },
+      '503': { description: 'Not ready (storage unreachable, or shutting down).', headers: withRequestId(), content: jsonContent('Health') },
     }),
+    ...(options.metrics ? { '/metrics': metricsOperation(origins) } : {}),
   };
 }
 
@@ -307,8 +330,13 @@ export interface OpenApiServers {
   readonly staging: string;
 }
 
+export interface OpenApiOptions {
+  /** Whether GET /metrics is served on the API port (and so belongs in the document). */
+  readonly metrics: boolean;
+}
+
 /** The served description of the interface: OpenAPI 3.1, version 1.0.0. */
-export function buildOpenApiDocument(servers: OpenApiServers): Json {
+export function buildOpenApiDocument(servers: OpenApiServers, options: OpenApiOptions): Json {
   return {
     openapi: '3.1.0',
     info: {
@@ -316,7 +344,9 @@ export function buildOpenApiDocument(servers: OpenApiServers): Json {
       version: '1.0.0',
       description:
         'A catalogue of animals for sale. All requests and responses are JSON; int64 values are exact JSON ' +
-        'integers (parse them with a lossless parser). Every error is an `Error` body whose `status` equals the HTTP status.',
+        'integers (parse them with a lossless parser). Every error is an `Error` body whose `status` equals the HTTP status. ' +
+        'CORS is off unless the deployment lists allowed origins: then preflights from those origins are answered ' +
+        'without a key, and responses to them carry `Access-Control-Allow-Origin` and `Access-Control-Expose-Headers`.',
       license: { name: 'Proprietary' },
     },
     servers: [
@@ -328,7 +358,7 @@ export function buildOpenApiDocument(servers: OpenApiServers): Json {
       { name: 'operations', description: 'Health probes and documentation; no key needed.' },
     ],
     security: [{ bearerAuth: [] }],
-    paths: { ...operations(), ...publicOperations(servers) },
+    paths: { ...operations(), ...publicOperations(servers, options) },
     components: {
       schemas: componentSchemas(),
       responses: RESPONSES,

@@ -1,0 +1,51 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+const LABELS = ['method', 'route', 'status'] as const;
+
+/**
+ * Prometheus metrics of one app instance: its own registry, so several apps in one process (tests)
+ * never collide on metric names. Routes are labelled by template, never by raw path, to bound cardinality.
+ */
+export class HttpMetrics {
+  readonly registry = new Registry();
+  private readonly requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by method, route template and status.',
+    labelNames: LABELS,
+    registers: [this.registry],
+  });
+  private readonly durations = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from receiving a request to its response being ready, by method, route template and status.',
+    labelNames: LABELS,
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  /** countPets is asked at every scrape; when it fails the gauge reads NaN rather than a stale number. */
+  constructor(countPets: () => Promise<number>) {
+    new Gauge({
+      name: 'animal_store_pets',
+      help: 'Animals stored (NaN when storage did not answer).',
+      registers: [this.registry],
+      async collect() {
+        this.set(await countPets().catch(() => Number.NaN));
+      },
+    });
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  observeRequest(method: string, route: string, status: number, seconds: number): void {
+    const labels = { method, route, status: String(status) };
+    this.requests.inc(labels);
+    this.durations.observe(labels, seconds);
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+}

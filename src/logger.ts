@@ -1,0 +1,51 @@
+import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import { ConfigError, type AppConfig } from './config.js';
+
+export type { Logger };
+
+/** Wherever a request or its headers get logged, credentials are censored. */
+export const REDACTED_PATHS = [
+  'authorization',
+  'cookie',
+  'headers.authorization',
+  'headers.cookie',
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'request.headers.authorization',
+  'request.headers.cookie',
+  'res.headers["set-cookie"]',
+];
+
+export type LogSettings = Pick<AppConfig, 'appEnv' | 'logLevel' | 'logFormat'>;
+
+/**
+ * The process logger: one JSON line per event on stdout, or pino-pretty text for local development
+ * (LOG_FORMAT=pretty, or unset with APP_ENV=local on a terminal). Both write in-process: a pino transport
+ * would run in a worker thread, which keeps test runners alive.
+ */
+export async function createLogger(settings: LogSettings, destination?: DestinationStream): Promise<Logger> {
+  const options: LoggerOptions = {
+    level: settings.logLevel,
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+  };
+  if (destination !== undefined) return pino(options, destination);
+  const pretty = wantsPretty(settings) ? await prettyStream(settings.logFormat === 'pretty') : undefined;
+  // Asynchronous writes batch lines under load; pino flushes them synchronously on exit.
+  return pino(options, pretty ?? pino.destination({ dest: 1, sync: false }));
+}
+
+function wantsPretty(settings: LogSettings): boolean {
+  if (settings.logFormat !== undefined) return settings.logFormat === 'pretty';
+  return settings.appEnv === 'local' && process.stdout.isTTY === true;
+}
+
+// pino-pretty is a dev dependency: asked for explicitly it must be there; guessed, JSON will do.
+async function prettyStream(required: boolean): Promise<DestinationStream | undefined> {
+  try {
+    const { default: pretty } = await import('pino-pretty');
+    return pretty({ sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });
+  } catch {
+    if (!required) return undefined;
+    throw new ConfigError('Invalid setting LOG_FORMAT: pretty needs the pino-pretty dev dependency (installed without --omit=dev)');
+  }
+}

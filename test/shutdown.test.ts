@@ -1,0 +1,162 @@
+import 'reflect-metadata';
+import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { once } from 'node:events';
+import { connect, type AddressInfo, type Socket } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { pino } from 'pino';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { compose, TOKENS } from '../src/container.js';
+import { TEST_API_KEY, testConfig } from './support/test-config.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+interface Child {
+  readonly process: ChildProcessWithoutNullStreams;
+  readonly port: number;
+  /** Resolves with the first log line whose msg is this. */
+  logged(msg: string): Promise<Record<string, unknown>>;
+  readonly exited: Promise<number | null>;
+}
+
+/** Runs the built service (node dist/main.js) as a real process and follows its JSON log on stdout. */
+async function startChild(env: Record<string, string>): Promise<Child> {
+  const child = spawn(process.execPath, ['dist/main.js'], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      API_KEYS: TEST_API_KEY,
+      LOG_FORMAT: 'json',
+      METRICS: 'off',
+      ...env,
+    },
+  });
+  const lines: Record<string, unknown>[] = [];
+  const waiting: Array<() => void> = [];
+  let buffered = '';
+  child.stdout.setEncoding('utf8').on('data', (data: string) => {
+    buffered += data;
+    const complete = buffered.split('\n');
+    buffered = complete.pop()!;
+    for (const line of complete) if (line.startsWith('{')) lines.push(JSON.parse(line) as Record<string, unknown>);
+    waiting.splice(0).forEach((wake) => wake());
+  });
+  const exited = once(child, 'exit').then(([code]) => code as number | null);
+  const logged = async (msg: string): Promise<Record<string, unknown>> => {
+    for (;;) {
+      const found = lines.find((line) => line.msg === msg);
+      if (found !== undefined) return found;
+      await new Promise<void>((resolve) => waiting.push(resolve));
+    }
+  };
+  const listening = await logged('listening');
+  return { process: child, port: Number(new URL(String(listening.url)).port), logged, exited };
+}
+
+/** A raw connection that collects everything the server sends until it closes. */
+function rawConnection(port: number): { socket: Socket; received: () => string; closed: Promise<void> } {
+  const socket = connect(port, '127.0.0.1');
+  let received = '';
+  socket.setEncoding('utf8').on('data', (data: string) => (received += data));
+  return { socket, received: () => received, closed: once(socket, 'close').then(() => undefined) };
+}
+
+const statuses = (raw: string) => [...raw.matchAll(/^HTTP\/1\.1 (\d{3})/gm)].map((match) => Number(match[1]));
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const BODY = '{"name":"Slowpoke","categoryId":7}';
+const SLOW_POST_HEAD =
+  `POST /v1/pets HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${TEST_API_KEY}\r\n` +
+  `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(BODY)}\r\n\r\n`;
+
+describe('graceful shutdown of the real process', () => {
+  beforeAll(async () => {
+    await promisify(execFile)(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT });
+  });
+
+  it('on SIGTERM finishes the request in flight, refuses new connections and exits 0', async () => {
+    const child = await startChild({ SHUTDOWN_TIMEOUT_MS: '5000', HTTP_KEEP_ALIVE_TIMEOUT_MS: '60000' });
+    // An idle keep-alive connection: it must not hold the shutdown up for the keep-alive timeout.
+    const idle = rawConnection(child.port);
+    idle.socket.write('GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n');
+    // A slow request: headers now, body after the signal.
+    const slow = rawConnection(child.port);
+    slow.socket.write(SLOW_POST_HEAD + BODY.slice(0, 10));
+    await sleep(200);
+    expect(statuses(idle.received())).toEqual([200]);
+
+    const signalled = performance.now();
+    child.process.kill('SIGTERM');
+    await child.logged('shutting down: draining requests');
+    // The listening socket is released on the next turn of the child's event loop; a connection racing
+    // that turn would be reset rather than refused.
+    await sleep(100);
+    const refused = connect(child.port, '127.0.0.1');
+    const [error] = (await once(refused, 'error')) as [NodeJS.ErrnoException];
+    expect(error.code).toBe('ECONNREFUSED');
+    await idle.closed;
+
+    // The rest of the body: the request completes, and the server closes the connection after it.
+    slow.socket.write(BODY.slice(10));
+    await slow.closed;
+    const raw = slow.received();
+    expect(statuses(raw)).toEqual([201]);
+    expect(raw).toContain('"name":"Slowpoke"');
+    expect(raw).toMatch(/^Connection: close\r$/im);
+
+    expect(await child.exited).toBe(0);
+    const stopped = await child.logged('stopped');
+    expect(stopped).toMatchObject({ forced: false });
+    expect(performance.now() - signalled).toBeLessThan(3000);
+  });
+
+  it('on SIGINT with a request that never completes, cuts it at SHUTDOWN_TIMEOUT_MS and exits 1', async () => {
+    const child = await startChild({ SHUTDOWN_TIMEOUT_MS: '300' });
+    const stuck = rawConnection(child.port);
+    stuck.socket.write(SLOW_POST_HEAD + BODY.slice(0, 10));
+    await sleep(200);
+    const signalled = performance.now();
+    child.process.kill('SIGINT');
+    await stuck.closed;
+    expect(await child.exited).toBe(1);
+    const elapsed = performance.now() - signalled;
+    expect(elapsed).toBeGreaterThanOrEqual(300);
+    expect(elapsed).toBeLessThan(2000);
+    expect(await child.logged('stopped at the deadline')).toMatchObject({ forced: true });
+    expect(statuses(stuck.received())).toEqual([]);
+  });
+
+  it('with nothing in flight, stops at once', async () => {
+    const child = await startChild({});
+    const signalled = performance.now();
+    child.process.kill('SIGTERM');
+    expect(await child.exited).toBe(0);
+    expect(performance.now() - signalled).toBeLessThan(1000);
+  });
+});
+
+describe('readiness while draining', () => {
+  it('answers 503 unavailable once shutdown began, though storage still answers', async () => {
+    let draining = false;
+    const container = compose(testConfig(), {
+      apiKeys: [TEST_API_KEY],
+      onUnexpectedError: () => undefined,
+      logger: pino({ level: 'silent' }),
+      isDraining: () => draining,
+    });
+    const server = container.get(TOKENS.httpApp).listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/readyz`;
+    try {
+      expect((await fetch(url)).status).toBe(200);
+      draining = true;
+      const response = await fetch(url);
+      expect(response.status).toBe(503);
+      expect(await response.json()).toEqual({ status: 'unavailable' });
+    } finally {
+      server.close();
+    }
+  });
+});
