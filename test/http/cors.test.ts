@@ -52,7 +52,7 @@ describe('CORS with an allow-list', () => {
     expect(response.status).toBe(204);
     expect(response.headers.get('access-control-allow-origin')).toBe(ALLOWED);
     expect(response.headers.get('access-control-allow-methods')).toBe('GET, HEAD, POST');
-    expect(response.headers.get('access-control-allow-headers')).toBe('Authorization, Content-Type, X-Request-Id');
+    expect(response.headers.get('access-control-allow-headers')).toBe('Authorization, Content-Type, Idempotency-Key, X-Request-Id');
     expect(response.headers.get('access-control-max-age')).toBe('600');
     expect(response.headers.get('vary')).toBe('Origin, Access-Control-Request-Method, Access-Control-Request-Headers');
     expect(response.headers.has('access-control-allow-credentials')).toBe(false);
@@ -75,7 +75,7 @@ describe('CORS with an allow-list', () => {
     expect(response.headers.get('access-control-allow-origin')).toBe(ALLOWED);
     expect(response.headers.get('vary')).toBe('Origin');
     expect(response.headers.get('access-control-expose-headers')).toBe(
-      'Location, Link, X-Request-Id, Deprecation, Sunset, Retry-After, WWW-Authenticate',
+      'Location, Link, X-Request-Id, Deprecation, Sunset, Retry-After, WWW-Authenticate, RateLimit, RateLimit-Policy, Idempotent-Replayed',
     );
   });
 
