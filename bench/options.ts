@@ -1,0 +1,64 @@
+import { parseArgs } from 'node:util';
+
+export interface BenchOptions {
+  readonly pets: number;
+  readonly rounds: number;
+  readonly connections: number;
+  /** Seconds per workload per server per round. */
+  readonly duration: number;
+  /** Seconds of unrecorded load per workload per server before the first round. */
+  readonly warmup: number;
+  readonly storage: 'memory' | 'mongodb';
+  /** Store size for the scale run (reads at 1,000 pets, then at this many); undefined for the normal run. */
+  readonly scale: number | undefined;
+  readonly json: string | undefined;
+}
+
+export const USAGE = `Usage: npm run bench -- [options]
+  --pets N          pets preloaded before measuring (default 10000)
+  --rounds N        interleaved rounds (default 3)
+  --connections N   autocannon connections (default 32)
+  --duration S      seconds per workload, server and round (default 5)
+  --warmup S        unrecorded seconds per workload and server before round 1 (default 1)
+  --storage memory|mongodb   the service's storage; mongodb needs MONGODB_URL (default memory)
+  --scale N         read workloads at 1,000 and at N stored pets, latency ratio and RSS per pet
+  --json FILE       also write the figures as JSON`;
+
+export function parseOptions(argv: readonly string[]): BenchOptions {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      pets: { type: 'string', default: '10000' },
+      rounds: { type: 'string', default: '3' },
+      connections: { type: 'string', default: '32' },
+      duration: { type: 'string', default: '5' },
+      warmup: { type: 'string', default: '1' },
+      storage: { type: 'string', default: 'memory' },
+      scale: { type: 'string' },
+      json: { type: 'string' },
+    },
+  });
+  if (values.storage !== 'memory' && values.storage !== 'mongodb') throw new Error(`--storage must be memory or mongodb\n${USAGE}`);
+  return {
+    pets: count('pets', values.pets, 1),
+    rounds: count('rounds', values.rounds, 1),
+    connections: count('connections', values.connections, 1),
+    duration: seconds('duration', values.duration, 0.1),
+    warmup: seconds('warmup', values.warmup, 0),
+    storage: values.storage,
+    scale: values.scale === undefined ? undefined : count('scale', values.scale, 1001),
+    json: values.json,
+  };
+}
+
+function count(name: string, text: string, min: number): number {
+  const value = Number(text.replaceAll('_', ''));
+  if (!Number.isInteger(value) || value < min) throw new Error(`--${name} must be an integer of at least ${min}\n${USAGE}`);
+  return value;
+}
+
+function seconds(name: string, text: string, min: number): number {
+  const value = Number(text);
+  if (!Number.isFinite(value) || value < min) throw new Error(`--${name} must be a number of seconds, at least ${min}\n${USAGE}`);
+  return value;
+}
