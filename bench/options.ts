@@ -12,6 +12,8 @@ export interface BenchOptions {
   /** Store size for the scale run (reads at 1,000 pets, then at this many); undefined for the normal run. */
   readonly scale: number | undefined;
   readonly json: string | undefined;
+  /** Directory for a V8 CPU profile of the service (node --cpu-prof), written when it stops. */
+  readonly cpuProf: string | undefined;
 }
 
 export const USAGE = `Usage: npm run bench -- [options]
@@ -22,7 +24,8 @@ export const USAGE = `Usage: npm run bench -- [options]
   --warmup S        unrecorded seconds per workload and server before round 1 (default 1)
   --storage memory|mongodb   the service's storage; mongodb needs MONGODB_URL (default memory)
   --scale N         read workloads at 1,000 and at N stored pets, latency ratio and RSS per pet
-  --json FILE       also write the figures as JSON`;
+  --json FILE       also write the figures as JSON
+  --cpu-prof DIR    profile the service (node --cpu-prof) and write the .cpuprofile to DIR`;
 
 export function parseOptions(argv: readonly string[]): BenchOptions {
   const { values } = parseArgs({
@@ -36,6 +39,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       storage: { type: 'string', default: 'memory' },
       scale: { type: 'string' },
       json: { type: 'string' },
+      'cpu-prof': { type: 'string' },
     },
   });
   if (values.storage !== 'memory' && values.storage !== 'mongodb') throw new Error(`--storage must be memory or mongodb\n${USAGE}`);
@@ -48,6 +52,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     storage: values.storage,
     scale: values.scale === undefined ? undefined : count('scale', values.scale, 1001),
     json: values.json,
+    cpuProf: values['cpu-prof'],
   };
 }
 

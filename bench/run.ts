@@ -35,7 +35,7 @@ async function main(options: BenchOptions): Promise<void> {
 
 async function startBoth(options: BenchOptions, apiKey: string): Promise<Pair<BenchServer>> {
   const env = options.storage === 'mongodb' ? { STORAGE: 'mongodb', MONGODB_URL: process.env.MONGODB_URL } : { STORAGE: 'memory' };
-  const service = await startService(apiKey, env);
+  const service = await startService(apiKey, env, options.cpuProf);
   try {
     return { service, yardstick: await startYardstick(apiKey) };
   } catch (error) {
@@ -65,15 +65,17 @@ async function throughputRun(servers: Pair<BenchServer>, options: BenchOptions, 
   const loadRate = await load(servers, apiKey, 1, options.pets);
   const figures = await runRounds(await targetsAt(servers, apiKey, options.pets), WORKLOADS, options, apiKey);
   const peakRss = { service: memory(servers.service.pid).peakRss, yardstick: memory(servers.yardstick.pid).peakRss };
+  const startupMs = { service: servers.service.startupMs, yardstick: servers.yardstick.startupMs };
   const markdown = [
     throughputTable(figures),
     '',
     table(['', 'Service', 'Yardstick', 'Ratio'], [
       ['Peak RSS (VmHWM)', mib(peakRss.service), mib(peakRss.yardstick), ratio(peakRss.service, peakRss.yardstick)],
+      ['Start-up to listening line (ms)', fixed(startupMs.service), fixed(startupMs.yardstick), ratio(startupMs.service, startupMs.yardstick)],
       [`Preload of ${options.pets} pets (pets/s)`, fixed(loadRate.service), fixed(loadRate.yardstick), ratio(loadRate.service, loadRate.yardstick)],
     ]),
   ].join('\n');
-  return { markdown, failures: failures(figures), figures: { workloads: figures, peakRss, loadRate } };
+  return { markdown, failures: failures(figures), figures: { workloads: figures, peakRss, startupMs, loadRate } };
 }
 
 async function scaleRun(servers: Pair<BenchServer>, total: number, options: BenchOptions, apiKey: string) {

@@ -7,6 +7,8 @@ export interface BenchServer {
   readonly name: 'service' | 'yardstick';
   readonly url: string;
   readonly pid: number;
+  /** Milliseconds from spawning the process to its listening line. */
+  readonly startupMs: number;
   stop(): Promise<void>;
 }
 
@@ -16,17 +18,25 @@ const GC_HOOK = fileURLToPath(new URL('./gc-on-signal.js', import.meta.url));
 const LISTENING = /listening on (http:\/\/\S+?)\/v1\b/;
 
 /** Starts the real service from dist/main.js, the entry point of `npm start`. */
-export function startService(apiKey: string, env: NodeJS.ProcessEnv): Promise<BenchServer> {
+export function startService(apiKey: string, env: NodeJS.ProcessEnv, cpuProfDir?: string): Promise<BenchServer> {
   // This file runs as dist/bench/servers.js, beside the service's build output.
-  return start('service', fileURLToPath(new URL('../main.js', import.meta.url)), { ...env, API_KEYS: apiKey });
+  const entry = fileURLToPath(new URL('../main.js', import.meta.url));
+  const profile = cpuProfDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`];
+  return start('service', entry, { ...env, API_KEYS: apiKey }, profile);
 }
 
 export function startYardstick(apiKey: string): Promise<BenchServer> {
   return start('yardstick', fileURLToPath(new URL('./yardstick.js', import.meta.url)), { API_KEYS: apiKey });
 }
 
-async function start(name: BenchServer['name'], entry: string, env: NodeJS.ProcessEnv): Promise<BenchServer> {
-  const child = spawn(process.execPath, ['--expose-gc', '--import', GC_HOOK, entry], {
+async function start(
+  name: BenchServer['name'],
+  entry: string,
+  env: NodeJS.ProcessEnv,
+  nodeFlags: readonly string[] = [],
+): Promise<BenchServer> {
+  const spawned = performance.now();
+  const child = spawn(process.execPath, [...nodeFlags, '--expose-gc', '--import', GC_HOOK, entry], {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -35,11 +45,13 @@ async function start(name: BenchServer['name'], entry: string, env: NodeJS.Proce
     name,
     url,
     pid: child.pid!,
+    startupMs: performance.now() - spawned,
     stop: async () => {
       if (child.exitCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
-      await Promise.race([exited, sleep(3000).then(() => child.kill('SIGKILL'))]);
+      // Generous: a profiled service writes its .cpuprofile on the way out.
+      await Promise.race([exited, sleep(10_000).then(() => child.kill('SIGKILL'))]);
     },
   };
 }
