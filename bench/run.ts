@@ -34,7 +34,9 @@ async function main(options: BenchOptions): Promise<void> {
 }
 
 async function startBoth(options: BenchOptions, apiKey: string): Promise<Pair<BenchServer>> {
-  const env = options.storage === 'mongodb' ? { STORAGE: 'mongodb', MONGODB_URL: process.env.MONGODB_URL } : { STORAGE: 'memory' };
+  const storage = options.storage === 'mongodb' ? { STORAGE: 'mongodb', MONGODB_URL: process.env.MONGODB_URL } : { STORAGE: 'memory' };
+  // Production features stay on: request logs at info, metrics, and rate limiting with a quota the load cannot spend.
+  const env = { ...storage, LOG_LEVEL: 'info', LOG_FORMAT: 'json', METRICS: 'on', RATE_LIMIT_PER_MINUTE: '10000000' };
   const service = await startService(apiKey, env, options.cpuProf);
   try {
     return { service, yardstick: await startYardstick(apiKey) };

@@ -15,7 +15,8 @@ export interface BenchServer {
 // Clock ticks per second for /proc/<pid>/stat; 100 on every Linux this runs on (getconf CLK_TCK).
 const CLK_TCK = 100;
 const GC_HOOK = fileURLToPath(new URL('./gc-on-signal.js', import.meta.url));
-const LISTENING = /listening on (http:\/\/\S+?)\/v1\b/;
+// The yardstick prints a plain line; the service logs JSON ({"url":"http://.../v1",...,"msg":"listening"}).
+const LISTENING = /listening on (http:\/\/\S+?)\/v1\b|"url":"(http:\/\/[^"]+?)\/v1"/;
 
 /** Starts the real service from dist/main.js, the entry point of `npm start`. */
 export function startService(apiKey: string, env: NodeJS.ProcessEnv, cpuProfDir?: string): Promise<BenchServer> {
@@ -63,7 +64,7 @@ function listeningUrl(name: string, child: ChildProcess): Promise<string> {
     const onData = (chunk: Buffer) => {
       output = (output + chunk.toString()).slice(-4000);
       const match = LISTENING.exec(output);
-      if (match !== null) resolve(match[1]!);
+      if (match !== null) resolve((match[1] ?? match[2])!);
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
