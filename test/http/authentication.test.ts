@@ -92,6 +92,26 @@ describe('bearer authentication on /v1', () => {
     expect(list.text).not.toContain('Sneaky');
   });
 
+  it.each([
+    ['/V1/pets', 404],
+    ['/V1/Pets', 404],
+    ['/v1/PETS', 401],
+  ])('serves no operation without a key at %s (paths are case-sensitive): %i', async (path, status) => {
+    const listed = await server.request('GET', path, { anonymous: true });
+    expect(listed.status).toBe(status);
+    const created = await server.request('POST', path, {
+      anonymous: true,
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"name":"CaseBypass","categoryId":1}',
+    });
+    expect(created.status).toBe(status);
+    const fetched = await server.request('GET', `${path}/${existingId}`, { anonymous: true });
+    expect(fetched.status).toBe(status);
+    expect(fetched.text).not.toContain('Rex');
+    const list = await server.request('GET', '/v1/pets?limit=100');
+    expect(list.text).not.toContain('CaseBypass');
+  });
+
   it('guards getPet: 401 without a key for an existing pet', async () => {
     const response = await server.request('GET', `/v1/pets/${existingId}`, { anonymous: true });
     expectUnauthorized(response, 'missing_api_key');
