@@ -38,6 +38,10 @@ describe('unknown routes', () => {
     expectError(await server.request('GET', '/v1/pets/1/owners'), 404, 'not_found');
   });
 
+  it.each(['/v1/pets/', '/v1/pets/1/', '/healthz/', '/v1/openapi.json/'])('answers 404 not_found for %s: only the documented paths are routes', async (path) => {
+    expectError(await server.request('GET', path), 404, 'not_found');
+  });
+
   it('answers 404 not_found for the unversioned path /pets', async () => {
     expectError(await server.request('GET', '/pets'), 404, 'not_found');
   });
@@ -62,6 +66,18 @@ describe('wrong methods', () => {
     expect(allow).toContain('GET');
     expect(allow).not.toContain('PUT');
     expect(allow).not.toContain('POST');
+  });
+
+  it.each(['/v1/pets', '/v1/pets/1', '/healthz', '/v1/openapi.json'])('answers OPTIONS %s with 405 and Allow, as JSON', async (path) => {
+    const response = await server.request('OPTIONS', path);
+    expectError(response, 405, 'method_not_allowed');
+    expect(response.headers.get('allow')).toContain('GET');
+  });
+
+  it('answers a method it does not know with 501 not_implemented, without Allow', async () => {
+    const response = await server.request('PROPFIND', '/v1/pets');
+    expectError(response, 501, 'not_implemented');
+    expect(response.headers.get('allow')).toBeNull();
   });
 });
 
@@ -175,5 +191,12 @@ describe('unexpected failures', () => {
     expect(text).not.toMatch(/secret|internal\/path|\.ts|at /);
     expect(reported).toHaveLength(1);
     expect((reported[0] as Error).message).toContain('secret detail');
+  });
+
+  it('does not report a 501 for an unknown method as unexpected', async () => {
+    const before = reported.length;
+    const response = await fetch(`${baseUrl}/v1/pets`, { method: 'PROPFIND', headers: { Authorization: `Bearer ${TEST_API_KEY}` } });
+    expect(response.status).toBe(501);
+    expect(reported).toHaveLength(before);
   });
 });

@@ -65,9 +65,12 @@ export class OpenApiConformance {
 
   /** Throws an Error naming every way the response departs from the document. */
   check(method: string, url: string, response: ObservedResponse): void {
-    const path = new URL(url, 'http://x').pathname;
+    // Prefixed, not resolved: a path such as //v1 would otherwise parse as a host.
+    const path = new URL(`http://x${url}`).pathname;
     const where = `${method} ${path} -> ${response.status}`;
-    const operation = this.routes.find((route) => route.pattern.test(path))?.item[method.toLowerCase()] as Json | undefined;
+    const item = this.routes.find((route) => route.pattern.test(path))?.item;
+    // RFC 9110 §9.3.2: HEAD is GET without content, so a documented GET documents its HEAD.
+    const operation = (item?.[method.toLowerCase()] ?? (method === 'HEAD' ? item?.get : undefined)) as Json | undefined;
     const declared = operation ? this.operationResponse(operation, response.status) : this.unroutedResponse(response.status);
     if (declared === undefined) throw new Error(`${where}: status not documented`);
     const problems = [...this.headerProblems(declared, response), ...this.bodyProblems(declared, method, response)];

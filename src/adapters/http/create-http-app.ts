@@ -61,7 +61,7 @@ export function createHttpApp(deps: HttpAppDeps): Koa {
 /** Every route the service answers; the OpenAPI document must describe exactly these. */
 export function allRoutes(deps: HttpAppDeps): Router {
   const metrics = deps.metricsOnApiPort ? deps.metrics : undefined;
-  const router = new Router({ sensitive: true });
+  const router = new Router({ sensitive: true, strict: true });
   router.use(healthRoutes(deps.readiness).routes());
   router.use(openApiRoutes(deps.servers, { metrics: metrics !== undefined }).routes());
   router.use(petRoutes(deps.catalog, deps.clock, deps.idempotency).routes());

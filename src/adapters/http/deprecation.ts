@@ -14,7 +14,7 @@ export const GET_PET_DEPRECATION_HEADERS: Readonly<Record<string, string>> = Obj
   Link: `<${GET_PET_SUCCESSOR}>; rel="successor-version"`,
 });
 
-const GET_PET_PATH = /^\/v1\/pets\/[^/]+\/?$/;
+const GET_PET_PATH = /^\/v1\/pets\/[^/]+$/;
 
 /** Marks every getPet response, the 401s and 404s included, so every client sees the notice. */
 export async function markDeprecated(ctx: Context, next: Next): Promise<void> {

@@ -70,24 +70,28 @@ export function respondWithErrors(onUnexpected: (error: unknown, ctx: Context) =
       throwIfBareStatus(ctx);
     } catch (error) {
       const body = renderError(ctx, error);
-      if (body.status >= 500 && !(error instanceof DomainError)) onUnexpected(error, ctx);
+      if (body.status >= 500 && !(error instanceof DomainError || error instanceof ApiError)) onUnexpected(error, ctx);
     }
   };
 }
 
 // Koa and @koa/router leave unmatched paths and methods without a body (Koa would send text/plain).
 function throwIfBareStatus(ctx: Context): void {
-  if (ctx.body != null) return;
+  // The router answers OPTIONS itself with an empty text/plain 200; the contract offers no OPTIONS, so it is a 405.
+  const routerOptions = ctx.method === 'OPTIONS' && ctx.status === 200 && ctx.body === '';
+  if (ctx.body != null && !routerOptions) return;
   if (ctx.status === 404) {
     throw new ApiError(404, 'not_found', `No route matches ${ctx.method} ${ctx.path}.`);
   }
-  if (ctx.status === 405) {
+  if (ctx.status === 405 || routerOptions) {
     const allow = String(ctx.response.get('Allow'));
     throw new ApiError(405, 'method_not_allowed', `${ctx.method} is not allowed here; allowed: ${allow}.`, {
       Allow: allow,
     });
   }
   if (ctx.status === 501) {
+    // The router lists the path's methods in Allow; the documented 501 carries no Allow.
+    ctx.remove('Allow');
     throw new ApiError(501, 'not_implemented', `The method ${ctx.method} is not supported.`);
   }
 }

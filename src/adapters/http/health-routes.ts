@@ -8,7 +8,7 @@ export interface Readiness {
 
 /** Liveness and readiness for orchestrators; no key needed, nothing about the internals revealed. */
 export function healthRoutes(readiness: Readiness): Router {
-  const router = new Router({ sensitive: true });
+  const router = new Router({ sensitive: true, strict: true });
   router.get('/healthz', (ctx) => sendJson(ctx, 200, '{"status":"ok"}'));
   router.get('/readyz', async (ctx) => {
     const ready = await readiness.isReady();
