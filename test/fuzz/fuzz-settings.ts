@@ -5,7 +5,7 @@ import type { Parameters } from 'fast-check';
  * FUZZ_RUNS scales the number of cases (the default keeps npm test within ~30 s on 2 cores).
  */
 const DEFAULT_SEED = 20251121;
-const DEFAULT_RUNS = 1000;
+const DEFAULT_RUNS = 750;
 
 function intFromEnv(name: string, fallback: number): number {
   const raw = process.env[name];
