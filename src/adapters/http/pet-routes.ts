@@ -14,7 +14,7 @@ import { ListPetsQuerySchema, NewPetSchema, PetIdSchema, type NewPetBody } from 
 
 /** The three operations of the interface, under /v1. */
 export function petRoutes(catalog: PetCatalog, clock: Clock, idempotency: IdempotencySettings): Router {
-  // Exact paths only, as documented: `/V1/pets` would pass the key check in create-http-app.ts, `/v1/pets/` is no route.
+  // Exact paths only, as documented: `/V1/pets` would bypass the key check in create-http-app.ts, `/v1/pets/` is no route.
   const router = new Router({ prefix: '/v1', sensitive: true, strict: true });
 
   router.get('listPets', '/pets', async (ctx) => {
