@@ -68,7 +68,7 @@ export class ObservedStore {
 function routeOf(method: string, path: string): string | undefined {
   const pathname = new URL(`http://x${path}`).pathname;
   const read = method === 'GET' || method === 'HEAD';
-  if (read && ['/healthz', '/readyz', '/v1/openapi.json', '/v1/pets'].includes(pathname)) return `GET ${pathname}`;
+  if (read && ['/healthz', '/readyz', '/v1/openapi.json', '/v1/pets', '/metrics'].includes(pathname)) return `GET ${pathname}`;
   if (method === 'POST' && pathname === '/v1/pets') return 'POST /v1/pets';
   if (read && /^\/v1\/pets\/[^/]+$/.test(pathname)) return 'GET /v1/pets/{petId}';
   return undefined;
@@ -126,6 +126,8 @@ function checkSuccess(route: string, request: FuzzRequest, response: TestRespons
     const stored = store.find(pet.id);
     expect(stored, `a pet the fuzzer created: ${where}`).toBeDefined();
     expect(response.text).toBe(petText(stored!));
+  } else if (route === 'GET /metrics') {
+    expect(response.text).toMatch(/^# HELP /);
   } else if (route === 'GET /v1/openapi.json') {
     expect((JSON.parse(response.text) as { openapi: unknown }).openapi).toBe('3.1.0');
   } else {

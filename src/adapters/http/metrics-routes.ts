@@ -6,7 +6,7 @@ import { requestContext } from './request-context.js';
 
 /** GET /metrics in the Prometheus text format; no key (see the README on where to expose it). */
 export function metricsRoutes(metrics: HttpMetrics): Router {
-  const router = new Router();
+  const router = new Router({ sensitive: true, strict: true });
   router.get('/metrics', async (ctx) => {
     const text = await metrics.render();
     ctx.status = 200;
