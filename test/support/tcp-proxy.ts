@@ -1,0 +1,67 @@
+import net from 'node:net';
+import { pickFreePort } from './mongo-server.js';
+
+/**
+ * A TCP relay in front of the test server, so outage tests can take "MongoDB" away and bring it back
+ * with its data intact, whichever server the run uses (an external MONGODB_URL server cannot be killed).
+ * Down means what a crashed server looks like to the driver: open connections reset, new ones refused.
+ */
+export interface TcpProxy {
+  /** The server's URL pointed at the relay (same credentials and options, directConnection=true). */
+  readonly url: string;
+  /** Starts relaying on its fixed port. */
+  up(): Promise<void>;
+  /** Resets every connection and stops listening. */
+  down(): Promise<void>;
+}
+
+export async function createTcpProxy(targetUrl: string): Promise<TcpProxy> {
+  const port = await pickFreePort();
+  const target = relayed(targetUrl, port);
+  const sockets = new Set<net.Socket>();
+  let server: net.Server | undefined;
+  const track = (socket: net.Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  };
+  return {
+    url: target.url,
+    async up() {
+      if (server !== undefined) return;
+      const relay = net.createServer((client) => {
+        const upstream = net.connect(target.port, target.host);
+        track(client);
+        track(upstream);
+        client.on('error', () => upstream.destroy());
+        upstream.on('error', () => client.destroy());
+        client.pipe(upstream).pipe(client);
+      });
+      server = relay;
+      await new Promise<void>((resolve, reject) => {
+        relay.once('error', reject);
+        relay.listen({ port, host: '127.0.0.1' }, resolve);
+      });
+    },
+    async down() {
+      const relay = server;
+      server = undefined;
+      for (const socket of sockets) socket.resetAndDestroy();
+      if (relay !== undefined) await new Promise<void>((resolve) => relay.close(() => resolve()));
+    },
+  };
+}
+
+/** The single host of a mongodb:// URL, and the same URL (credentials, options) pointed at the relay. */
+function relayed(url: string, relayPort: number): { host: string; port: number; url: string } {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+    if (parsed.protocol !== 'mongodb:' || parsed.hostname === '' || parsed.hostname.includes(',')) throw new Error('not single-host mongodb://');
+  } catch {
+    throw new Error('Outage tests relay a single-host mongodb:// URL, and the MongoDB URL of this run is not one');
+  }
+  const target = { host: parsed.hostname.replace(/^\[|\]$/g, ''), port: Number(parsed.port || 27017) };
+  parsed.host = `127.0.0.1:${relayPort}`;
+  parsed.searchParams.set('directConnection', 'true');
+  return { ...target, url: parsed.href };
+}
