@@ -31,6 +31,8 @@ const configSchema = z.strictObject({
   mongodb: z.strictObject({
     url: z.string().regex(/^mongodb(\+srv)?:\/\//, 'must start with mongodb:// or mongodb+srv://'),
     db: z.string().regex(/^[A-Za-z0-9_-]{1,63}$/, 'must be 1 to 63 letters, digits, _ or -'),
+    // Bounds how long a storage operation may wait for an unreachable server before answering 503.
+    timeoutMs: z.coerce.number().int().min(100).max(60_000).default(2500),
   }),
   apiKeys: z.array(z.string().min(1)),
   rateLimitPerMinute: z.coerce.number().int().min(0).max(10_000_000).default(6000),
@@ -82,7 +84,12 @@ export function loadConfig(env: Env = process.env): AppConfig {
     port: env.PORT ?? file.port,
     host: env.HOST || file.host,
     storage: env.STORAGE ?? file.storage,
-    mongodb: { ...mongodb, url: env.MONGODB_URL ?? mongodb.url, db: env.MONGODB_DB ?? mongodb.db },
+    mongodb: {
+      ...mongodb,
+      url: env.MONGODB_URL ?? mongodb.url,
+      db: env.MONGODB_DB ?? mongodb.db,
+      timeoutMs: env.MONGODB_TIMEOUT_MS ?? mongodb.timeoutMs,
+    },
     apiKeys: env.API_KEYS === undefined ? file.apiKeys : splitList(env.API_KEYS),
     idempotencyTtlMs: env.IDEMPOTENCY_TTL_MS ?? file.idempotencyTtlMs,
     rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE ?? file.rateLimitPerMinute,
@@ -127,6 +134,7 @@ const ENV_NAMES: Record<string, string> = {
   storage: 'STORAGE',
   'mongodb.url': 'MONGODB_URL',
   'mongodb.db': 'MONGODB_DB',
+  'mongodb.timeoutMs': 'MONGODB_TIMEOUT_MS',
   apiKeys: 'API_KEYS',
   idempotencyTtlMs: 'IDEMPOTENCY_TTL_MS',
   rateLimitPerMinute: 'RATE_LIMIT_PER_MINUTE',

@@ -5,6 +5,7 @@ describe('loadConfig', () => {
   it('gives local development defaults when APP_ENV is unset', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({ appEnv: 'local', port: 3000, storage: 'memory', apiKeys: [] });
+    expect(config.mongodb.timeoutMs).toBe(2500);
     expect(config.baseUrl.endsWith('/v1')).toBe(true);
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -23,13 +24,14 @@ describe('loadConfig', () => {
       API_KEYS: ' one, sha256:' + 'a'.repeat(64) + ' ,,',
       MONGODB_URL: 'mongodb://db.internal:27017',
       MONGODB_DB: 'pets',
+      MONGODB_TIMEOUT_MS: '1500',
       STORAGE: 'memory',
     });
     expect(config).toMatchObject({
       port: 8080,
       host: '127.0.0.1',
       apiKeys: ['one', `sha256:${'a'.repeat(64)}`],
-      mongodb: { url: 'mongodb://db.internal:27017', db: 'pets' },
+      mongodb: { url: 'mongodb://db.internal:27017', db: 'pets', timeoutMs: 1500 },
     });
   });
 
@@ -40,6 +42,8 @@ describe('loadConfig', () => {
     [{ STORAGE: 'redis' }, 'STORAGE'],
     [{ MONGODB_URL: 'http://nope' }, 'MONGODB_URL'],
     [{ MONGODB_DB: 'bad name!' }, 'MONGODB_DB'],
+    [{ MONGODB_TIMEOUT_MS: '2s' }, 'MONGODB_TIMEOUT_MS'],
+    [{ MONGODB_TIMEOUT_MS: '10' }, 'MONGODB_TIMEOUT_MS'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ LOG_FORMAT: 'xml' }, 'LOG_FORMAT'],
     [{ METRICS: 'yes' }, 'METRICS'],
