@@ -12,6 +12,8 @@ import type { RateLimits } from './adapters/http/rate-limits.js';
 import { HttpMetrics } from './adapters/http/http-metrics.js';
 import { createMetricsApp } from './adapters/http/metrics-routes.js';
 import { InMemoryPetRepository } from './adapters/memory/in-memory-pet-repository.js';
+import type { MongoConnection } from './adapters/mongo/connect-mongo.js';
+import { MongoPetRepository } from './adapters/mongo/mongo-pet-repository.js';
 import type { AppConfig } from './config.js';
 import type { Logger } from './logger.js';
 import { PetCatalog } from './core/pet-catalog.js';
@@ -23,6 +25,7 @@ import type { PetRepository } from './ports/pet-repository.js';
 export const TOKENS = {
   config: Symbol('config') as ServiceIdentifier<AppConfig>,
   apiKeys: Symbol('apiKeys') as ServiceIdentifier<readonly string[]>,
+  mongo: Symbol('mongo') as ServiceIdentifier<MongoConnection>,
   petRepository: Symbol('petRepository') as ServiceIdentifier<PetRepository>,
   apiKeyVerifier: Symbol('apiKeyVerifier') as ServiceIdentifier<ApiKeyVerifier>,
   petCatalog: Symbol('petCatalog') as ServiceIdentifier<PetCatalog>,
@@ -46,6 +49,8 @@ export interface Runtime {
   readonly logger: Logger;
   /** True once shutdown began: readiness then answers 503 whatever storage says. */
   readonly isDraining: () => boolean;
+  /** The connection made before composing, when config.storage is mongodb. */
+  readonly mongo?: MongoConnection;
   /** Replaces the system clock (tests of time-dependent behaviour). */
   readonly clock?: Clock;
 }
@@ -58,7 +63,7 @@ export function compose(config: AppConfig, runtime: Runtime): Container {
   container.bind(TOKENS.onUnexpectedError).toConstantValue(runtime.onUnexpectedError);
   container.bind(TOKENS.logger).toConstantValue(runtime.logger);
   container.bind(TOKENS.clock).toConstantValue(runtime.clock ?? new SystemClock());
-  bindStorage(container, config);
+  bindStorage(container, config, runtime);
   container
     .bind(TOKENS.apiKeyVerifier)
     .toResolvedValue((keys: readonly string[]) => new HashedApiKeyVerifier(keys), [TOKENS.apiKeys]);
@@ -131,7 +136,7 @@ export function compose(config: AppConfig, runtime: Runtime): Container {
   return container;
 }
 
-function bindStorage(container: Container, config: AppConfig): void {
+function bindStorage(container: Container, config: AppConfig, runtime: Runtime): void {
   switch (config.storage) {
     case 'memory':
       container.bind(TOKENS.petRepository).toConstantValue(new InMemoryPetRepository());
@@ -141,7 +146,16 @@ function bindStorage(container: Container, config: AppConfig): void {
       container.bind(TOKENS.rateLimits).toConstantValue(inMemoryRateLimits(rateLimitSettings(config)));
       return;
     case 'mongodb':
-      throw new Error('STORAGE=mongodb is not available in this build');
+      if (runtime.mongo === undefined) throw new Error('STORAGE=mongodb needs a MongoDB connection made before composing');
+      container.bind(TOKENS.mongo).toConstantValue(runtime.mongo);
+      container
+        .bind(TOKENS.petRepository)
+        .toResolvedValue(
+          (mongo: MongoConnection, logger: Logger) =>
+            new MongoPetRepository(mongo, (error) => logger.warn({ err: error }, 'storage unavailable')),
+          [TOKENS.mongo, TOKENS.logger],
+        );
+      return;
   }
 }
 

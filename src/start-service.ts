@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { logUnexpectedError } from './adapters/http/observe-requests.js';
+import { connectMongo, type MongoConnection } from './adapters/mongo/connect-mongo.js';
 import { ConfigError, type AppConfig } from './config.js';
 import { compose, TOKENS } from './container.js';
 import { createLogger, type Logger } from './logger.js';
@@ -51,13 +52,38 @@ export async function startService(config: AppConfig, options: StartOptions = {}
     generatedApiKey = newApiKey();
   }
   const logger = options.logger ?? (await createLogger(config));
+  // Connected before composing, so resolution stays synchronous; an unreachable server does not stop start-up.
+  const mongo =
+    config.storage === 'mongodb'
+      ? await connectMongo(config.mongodb, (error) =>
+          logger.warn({ err: error }, 'MongoDB is not reachable at start-up; storage answers 503 until it is'),
+        )
+      : undefined;
+  try {
+    return await listenAll(config, { generatedApiKey, logger, mongo, clock: options.clock });
+  } catch (error) {
+    await mongo?.close();
+    throw error;
+  }
+}
+
+/** What startService prepared before composing. */
+interface Prepared {
+  readonly generatedApiKey: string | undefined;
+  readonly logger: Logger;
+  readonly mongo: MongoConnection | undefined;
+  readonly clock: Clock | undefined;
+}
+
+async function listenAll(config: AppConfig, { generatedApiKey, logger, mongo, clock }: Prepared): Promise<RunningService> {
   let draining = false;
   const container = compose(config, {
     apiKeys: generatedApiKey === undefined ? config.apiKeys : [generatedApiKey],
     logger,
     isDraining: () => draining,
     onUnexpectedError: logUnexpectedError(logger),
-    ...(options.clock === undefined ? {} : { clock: options.clock }),
+    ...(mongo === undefined ? {} : { mongo }),
+    ...(clock === undefined ? {} : { clock }),
   });
   // While draining, every response asks the client to close its connection, so none is reused.
   const whileDraining = (handler: RequestListener): RequestListener => (req, res) => {
@@ -79,6 +105,7 @@ export async function startService(config: AppConfig, options: StartOptions = {}
       const started = performance.now();
       draining = true;
       const forced = await drain([server, ...(metricsServer === undefined ? [] : [metricsServer])], config.shutdownTimeoutMs);
+      await mongo?.close();
       return { forced, durationMs: Math.round(performance.now() - started) };
     },
   };

@@ -54,7 +54,8 @@ export class InvalidApiKey extends DomainError {
 /** Storage could not be reached in time; the operation had no effect that the caller can rely on. */
 export class StorageUnavailable extends DomainError {
   readonly code = 'storage_unavailable';
-  constructor() {
-    super('Storage is temporarily unavailable. Retry later.');
+  /** `cause` keeps the adapter's own failure for logs; it is never shown to clients. */
+  constructor(options?: { readonly cause?: unknown }) {
+    super('Storage is temporarily unavailable. Retry later.', options);
   }
 }

@@ -1,0 +1,137 @@
+import type { Collection, Db } from 'mongodb';
+import { StorageUnavailable } from '../../core/errors.js';
+import type { NewPet, Pet, PetId } from '../../core/pet.js';
+import type { PetListQuery, PetRepository } from '../../ports/pet-repository.js';
+import type { MongoConnection } from './connect-mongo.js';
+import { type PetDocument, toPet, toPetDocument } from './pet-document.js';
+
+interface CounterDocument {
+  readonly _id: string;
+  readonly seq: bigint;
+}
+
+const PETS = 'pets';
+const COUNTERS = 'counters';
+const PET_IDS = 'pets';
+const DUPLICATE_KEY = 11000;
+// Each attempt takes a fresh id; a collision needs another writer to have taken the same one.
+const MAX_ADD_ATTEMPTS = 25;
+const PING_TIMEOUT_MS = 1000;
+
+/** Idempotent. Status-filtered pages walk this index in id order; everything else uses `_id`'s own index. */
+export async function createPetIndexes(db: Db): Promise<void> {
+  await db.collection<PetDocument>(PETS).createIndex({ status: 1, _id: 1 }, { name: 'status_1__id_1' });
+}
+
+/**
+ * Pets in MongoDB, one document per pet with the id as `_id` (BSON int64). Ids come from an atomic
+ * counter document; the unique `_id` is the real guard, so a duplicate from a misbehaving counter
+ * costs a retry with a fresh id, never a lost or overwritten pet.
+ */
+export class MongoPetRepository implements PetRepository {
+  constructor(
+    private readonly connection: MongoConnection,
+    private readonly onFailure: (error: unknown) => void = () => {},
+  ) {}
+
+  async add(newPet: NewPet): Promise<Pet> {
+    for (let attempt = 1; attempt <= MAX_ADD_ATTEMPTS; attempt++) {
+      const document = toPetDocument(await this.storage((db) => nextPetId(db)), newPet);
+      if (await this.storage((db) => insertUnlessTaken(db, document))) return toPet(document);
+      await this.storage((db) => counterPastHighestId(db));
+    }
+    throw this.failure(new Error(`No free pet id after ${MAX_ADD_ATTEMPTS} attempts`));
+  }
+
+  async findById(id: PetId): Promise<Pet | undefined> {
+    const found = await this.storage((db) => pets(db).findOne({ _id: { $eq: id } }));
+    return found === null ? undefined : toPet(found);
+  }
+
+  async list(query: PetListQuery): Promise<Pet[]> {
+    const filter = {
+      ...(query.status === undefined ? {} : { status: { $eq: query.status } }),
+      ...(query.afterId === undefined ? {} : { _id: { $gt: query.afterId } }),
+    };
+    const found = await this.storage((db) => pets(db).find(filter).sort({ _id: 1 }).limit(query.limit).toArray());
+    return found.map(toPet);
+  }
+
+  async count(): Promise<number> {
+    // Collection metadata, not a scan: the port allows an approximate count.
+    return Number(await this.storage((db) => pets(db).estimatedDocumentCount()));
+  }
+
+  async isReachable(): Promise<boolean> {
+    const ping = this.connection
+      .db()
+      .then((db) => db.command({ ping: 1 }))
+      .then(
+        () => true,
+        () => false,
+      );
+    // Server selection may wait the full operation timeout; readiness answers sooner.
+    const timeout = Math.min(PING_TIMEOUT_MS, this.connection.settings.timeoutMs);
+    return Promise.race([ping, new Promise<false>((resolve) => setTimeout(resolve, timeout, false).unref())]);
+  }
+
+  /** Runs driver calls; whatever they throw leaves this adapter as StorageUnavailable. */
+  private async storage<T>(operation: (db: Db) => Promise<T>): Promise<T> {
+    try {
+      return await operation(await this.connection.db());
+    } catch (error) {
+      throw this.failure(error);
+    }
+  }
+
+  private failure(cause: unknown): StorageUnavailable {
+    this.onFailure(cause);
+    return new StorageUnavailable({ cause });
+  }
+}
+
+function pets(db: Db): Collection<PetDocument> {
+  return db.collection<PetDocument>(PETS);
+}
+
+function counters(db: Db): Collection<CounterDocument> {
+  return db.collection<CounterDocument>(COUNTERS);
+}
+
+async function nextPetId(db: Db): Promise<PetId> {
+  const increment = () =>
+    counters(db).findOneAndUpdate({ _id: PET_IDS }, { $inc: { seq: 1n } }, { upsert: true, returnDocument: 'after' });
+  // Two first-ever upserts can race to create the counter; the loser finds it on its second try.
+  const counter = await increment().catch((error: unknown) => {
+    if (isDuplicateKey(error)) return increment();
+    throw error;
+  });
+  if (counter === null || (typeof counter.seq !== 'bigint' && !Number.isSafeInteger(counter.seq))) {
+    throw new Error('The pet id counter document is malformed');
+  }
+  // Past int64 max, a server either refuses the $inc or wraps it to a negative number.
+  if (counter.seq < 1n) throw new Error('Pet ids are exhausted');
+  return BigInt(counter.seq);
+}
+
+/** False when the id is taken already. */
+async function insertUnlessTaken(db: Db, document: PetDocument): Promise<boolean> {
+  try {
+    await pets(db).insertOne(document);
+    return true;
+  } catch (error) {
+    if (isDuplicateKey(error)) return false;
+    throw error;
+  }
+}
+
+/** Moves the counter past the highest stored id, in case it lags behind (restored or imported data). */
+async function counterPastHighestId(db: Db): Promise<void> {
+  const [highest] = await pets(db).find({}, { projection: { _id: 1 } }).sort({ _id: -1 }).limit(1).toArray();
+  // A conditional $set rather than $max, which jongodb lacks; the filter keeps it from ever lowering the counter.
+  if (highest !== undefined) await counters(db).updateOne({ _id: PET_IDS, seq: { $lt: highest._id } }, { $set: { seq: highest._id } });
+}
+
+function isDuplicateKey(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === DUPLICATE_KEY;
+}
