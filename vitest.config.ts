@@ -1,11 +1,28 @@
 import { defineConfig } from 'vitest/config';
 
+// The HTTP suite runs twice: on memory storage, and on MongoDB with every other MongoDB test.
+const mongoOnly = ['test/adapters/mongo-*.test.ts'];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     // The CI machine has 2 cores.
     maxWorkers: 2,
     testTimeout: 20_000,
     hookTimeout: 60_000,
+    projects: [
+      {
+        extends: true,
+        test: { name: 'memory', include: ['test/**/*.test.ts'], exclude: mongoOnly, provide: { storage: 'memory' } },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'mongodb',
+          include: ['test/http/**/*.test.ts', ...mongoOnly],
+          provide: { storage: 'mongodb' },
+          globalSetup: ['./test/support/mongo-global-setup.ts'],
+        },
+      },
+    ],
   },
 });

@@ -1,6 +1,8 @@
 import { parse } from 'lossless-json';
+import { inject } from 'vitest';
 import type { AppConfig } from '../../src/config.js';
 import { startService, type RunningService, type StartOptions, type StopResult } from '../../src/start-service.js';
+import { dropTestDatabase, freshMongoSettings } from './mongo-test-db.js';
 import { OpenApiConformance } from './openapi-conformance.js';
 import { TEST_API_KEY, testConfig } from './test-config.js';
 
@@ -30,12 +32,17 @@ export interface TestServer {
   stop(): Promise<StopResult>;
 }
 
-/** Starts the real composed service on an ephemeral port; requests go over a real socket. */
+/**
+ * Starts the real composed service on an ephemeral port; requests go over a real socket. In the
+ * mongodb project each server gets a fresh database, dropped when it stops.
+ */
 export async function startTestServer(
   overrides: Partial<AppConfig> = {},
   options: StartOptions = {},
 ): Promise<TestServer> {
-  const service = await startService(testConfig(overrides), options);
+  const mongodb = inject('storage') === 'mongodb' ? freshMongoSettings('http') : undefined;
+  const config = testConfig(mongodb === undefined ? overrides : { storage: 'mongodb', mongodb, ...overrides });
+  const service = await startService(config, options);
   const url = service.url;
   const conformance = new OpenApiConformance((await (await fetch(`${url}/v1/openapi.json`)).json()) as Record<string, unknown>);
   const request = async (method: string, path: string, options: RequestOptions = {}): Promise<TestResponse> => {
@@ -61,6 +68,10 @@ export async function startTestServer(
     request,
     createPet: (json) =>
       request('POST', '/v1/pets', { headers: { 'Content-Type': 'application/json' }, body: json }),
-    stop: () => service.stop(),
+    stop: async () => {
+      const result = await service.stop();
+      if (config.storage === 'mongodb') await dropTestDatabase(config.mongodb);
+      return result;
+    },
   };
 }
