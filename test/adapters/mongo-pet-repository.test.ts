@@ -131,7 +131,9 @@ describe('MongoPetRepository, storage details', () => {
     const explained = await queries.findById.explain().catch((error: unknown) => error);
     if (isCommandNotFound(explained)) {
       // jongodb (the offline server) has no explain; the index listing above is what can be checked there.
-      await annotate(`${inject('mongoKind')} has no explain: query plans are checked only against a real mongod (MONGODB_URL)`, 'notice');
+      const notice = `${inject('mongoKind')} has no explain: query plans are checked only against a real mongod (MONGODB_URL)`;
+      process.stderr.write(`[mongo] ${notice}\n`);
+      await annotate(notice, 'notice');
       expect((await pets.indexes()).map((index) => index.name)).toContain('status_1__id_1');
       return;
     }
