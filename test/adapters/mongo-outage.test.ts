@@ -4,9 +4,11 @@ import { startTestServer, type TestServer } from '../support/http-harness.js';
 import { freshMongoSettings, openTestStore, rawClient, type TestStore } from '../support/mongo-test-db.js';
 import { createTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
-// The outage bound under test: operations give up after this, plus scheduling slack.
+// The outage bound under test: operations give up after this, plus slack for a loaded CI machine.
 const TIMEOUT_MS = 1500;
-const SLACK_MS = 1000;
+const SLACK_MS = 1500;
+// Start-up also composes the app, listens and fetches the OpenAPI document before it is timed as done.
+const START_SLACK_MS = 3000;
 
 /** How long the promise took to settle, and how. */
 async function timed<T>(promise: Promise<T>): Promise<{ ms: number; result: PromiseSettledResult<T> }> {
@@ -95,7 +97,7 @@ describe('the service started while MongoDB is down', () => {
   });
 
   it('starts within the timeout, answers 503 promptly, and recovers without a restart', async () => {
-    expect(startMs).toBeLessThan(TIMEOUT_MS + SLACK_MS);
+    expect(startMs).toBeLessThan(TIMEOUT_MS + START_SLACK_MS);
 
     const ready = await timed(server.request('GET', '/readyz'));
     report('/readyz while down', ready.ms);
