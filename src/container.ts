@@ -155,6 +155,11 @@ function bindStorage(container: Container, config: AppConfig, runtime: Runtime):
             new MongoPetRepository(mongo, (error) => logger.warn({ err: error }, 'storage unavailable')),
           [TOKENS.mongo, TOKENS.logger],
         );
+      // No MongoDB-backed idempotency store or rate limiter exists yet: both count per instance until they do.
+      container
+        .bind(TOKENS.idempotencyStore)
+        .toResolvedValue((clock: Clock) => new InMemoryIdempotencyStore(() => clock.now()), [TOKENS.clock]);
+      container.bind(TOKENS.rateLimits).toConstantValue(inMemoryRateLimits(rateLimitSettings(config)));
       return;
   }
 }
