@@ -26,6 +26,15 @@ describe('MongoPetRepository, several instances on one database', () => {
     }
   });
 
+  it('answers StorageUnavailable once its connection is closed', async () => {
+    const closing = openTestStore(freshMongoSettings('closed'));
+    await closing.repository.add({ name: 'a', categoryId: 1n });
+    await closing.connection.close();
+    await expect(closing.repository.list({ limit: 1 })).rejects.toBeInstanceOf(StorageUnavailable);
+    expect(await closing.repository.isReachable()).toBe(false);
+    await closing.close();
+  });
+
   it('continues the id sequence with a new client after a restart', async () => {
     const settings = freshMongoSettings('restart');
     const before = openTestStore(settings);
