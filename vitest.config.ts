@@ -21,6 +21,9 @@ export default defineConfig({
           include: ['test/http/**/*.test.ts', ...mongoOnly],
           provide: { storage: 'mongodb' },
           globalSetup: ['./test/support/mongo-global-setup.ts'],
+          // Every file starts its own services and databases; sharing the module cache between files
+          // (no per-file re-import) cuts this project from about 20 s to 9 s on the 2-core machine.
+          isolate: false,
         },
       },
     ],
