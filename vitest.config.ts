@@ -9,6 +9,7 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 20_000,
     hookTimeout: 60_000,
+    globalSetup: ['./test/support/build-global-setup.ts'],
     projects: [
       {
         extends: true,

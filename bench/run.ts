@@ -4,7 +4,7 @@ import os from 'node:os';
 import { deepPagePath } from './deep-page.js';
 import { preload } from './load.js';
 import { parseOptions, USAGE, type BenchOptions } from './options.js';
-import { failures, fixed, mib, ratio, table, throughputTable, type ServerName, type WorkloadFigures } from './report.js';
+import { failures, fixed, mib, ratio, table, throughputTable, type ServerName } from './report.js';
 import { runRounds } from './rounds.js';
 import { memory, settledRss, startService, startYardstick, type BenchServer } from './servers.js';
 import { WORKLOADS, type Target } from './workloads.js';

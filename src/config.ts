@@ -12,7 +12,13 @@ const baseUrl = z
   .url({ protocol: /^https?$/ })
   .refine((url) => new URL(url).pathname.replace(/\/$/, '').endsWith('/v1'), 'must end in /v1');
 
-const milliseconds = z.coerce.number().int().min(1).max(3_600_000);
+/** An integer setting; the message states the range, since env values arrive as text. */
+function integer(min: number, max: number) {
+  const error = `must be an integer from ${min} to ${max}`;
+  return z.coerce.number({ error }).int({ error }).min(min, { error }).max(max, { error });
+}
+
+const milliseconds = integer(1, 3_600_000);
 
 // An exact origin as browsers send it: scheme, host, optional port; no path, no wildcard.
 const origin = z
@@ -25,27 +31,27 @@ const origin = z
 const configSchema = z.strictObject({
   appEnv: z.enum(APP_ENVS),
   baseUrl,
-  port: z.coerce.number().int().min(0).max(65535),
+  port: integer(0, 65535),
   host: z.string().min(1).optional(),
   storage: z.enum(['memory', 'mongodb']),
   mongodb: z.strictObject({
     url: z.string().regex(/^mongodb(\+srv)?:\/\//, 'must start with mongodb:// or mongodb+srv://'),
     db: z.string().regex(/^[A-Za-z0-9_-]{1,63}$/, 'must be 1 to 63 letters, digits, _ or -'),
     // Bounds how long a storage operation may wait for an unreachable server before answering 503.
-    timeoutMs: z.coerce.number().int().min(100).max(60_000).default(2500),
+    timeoutMs: integer(100, 60_000).default(2500),
   }),
   apiKeys: z.array(z.string().min(1)),
-  rateLimitPerMinute: z.coerce.number().int().min(0).max(10_000_000).default(6000),
-  authFailuresPerMinute: z.coerce.number().int().min(1).max(100_000).default(30),
-  idempotencyTtlMs: z.coerce.number().int().min(1000).max(7 * DAY_MS).default(DAY_MS),
+  rateLimitPerMinute: integer(0, 10_000_000).default(6000),
+  authFailuresPerMinute: integer(1, 100_000).default(30),
+  idempotencyTtlMs: integer(1000, 7 * DAY_MS).default(DAY_MS),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // Unset: pretty only for local development on a terminal (see logger.ts).
   logFormat: z.enum(['json', 'pretty']).optional(),
   metrics: z.enum(['on', 'off']).default('on'),
   // Unset: /metrics is served on the API port.
-  metricsPort: z.coerce.number().int().min(0).max(65535).optional(),
+  metricsPort: integer(0, 65535).optional(),
   shutdownTimeoutMs: milliseconds.default(10_000),
-  maxHeaderBytes: z.coerce.number().int().min(1024).max(1024 * 1024).default(16 * 1024),
+  maxHeaderBytes: integer(1024, 1024 * 1024).default(16 * 1024),
   headersTimeoutMs: milliseconds.default(10_000),
   requestTimeoutMs: milliseconds.default(30_000),
   keepAliveTimeoutMs: milliseconds.default(5_000),
@@ -77,34 +83,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     throw new ConfigError(`Invalid setting APP_ENV: must be one of ${APP_ENVS.join(', ')} (got "${appEnv}")`);
   }
   const file = readConfigFile(appEnv);
-  const mongodb = isObject(file.mongodb) ? file.mongodb : {};
-  const merged = {
-    ...file,
-    appEnv,
-    port: env.PORT ?? file.port,
-    host: env.HOST || file.host,
-    storage: env.STORAGE ?? file.storage,
-    mongodb: {
-      ...mongodb,
-      url: env.MONGODB_URL ?? mongodb.url,
-      db: env.MONGODB_DB ?? mongodb.db,
-      timeoutMs: env.MONGODB_TIMEOUT_MS ?? mongodb.timeoutMs,
-    },
-    apiKeys: env.API_KEYS === undefined ? file.apiKeys : splitList(env.API_KEYS),
-    idempotencyTtlMs: env.IDEMPOTENCY_TTL_MS ?? file.idempotencyTtlMs,
-    rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE ?? file.rateLimitPerMinute,
-    authFailuresPerMinute: env.RATE_LIMIT_AUTH_FAILURES_PER_MINUTE ?? file.authFailuresPerMinute,
-    logLevel: env.LOG_LEVEL || file.logLevel,
-    logFormat: env.LOG_FORMAT || file.logFormat,
-    metrics: env.METRICS || file.metrics,
-    metricsPort: env.METRICS_PORT || file.metricsPort,
-    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS || file.shutdownTimeoutMs,
-    maxHeaderBytes: env.HTTP_MAX_HEADER_BYTES || file.maxHeaderBytes,
-    headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS || file.headersTimeoutMs,
-    requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS || file.requestTimeoutMs,
-    keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS || file.keepAliveTimeoutMs,
-    corsOrigins: env.CORS_ORIGINS === undefined ? file.corsOrigins : splitList(env.CORS_ORIGINS),
-  };
+  const merged = { ...withEnvOverrides(file, env), appEnv };
   const parsed = configSchema.safeParse(merged);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -128,7 +107,8 @@ function readConfigFile(appEnv: string): Record<string, unknown> {
   }
 }
 
-const ENV_NAMES: Record<string, string> = {
+/** Every setting an environment variable overrides: its path in the config file, and the variable. */
+const ENV_OVERRIDES: Readonly<Record<string, string>> = {
   port: 'PORT',
   host: 'HOST',
   storage: 'STORAGE',
@@ -151,9 +131,25 @@ const ENV_NAMES: Record<string, string> = {
   corsOrigins: 'CORS_ORIGINS',
 };
 
+/** Comma-separated variables; for them an empty value means an empty list, not "unset". */
+const LIST_SETTINGS = new Set(['apiKeys', 'corsOrigins']);
+
+function withEnvOverrides(file: Record<string, unknown>, env: Env): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...file, mongodb: isObject(file.mongodb) ? { ...file.mongodb } : {} };
+  for (const [path, name] of Object.entries(ENV_OVERRIDES)) {
+    const raw = env[name];
+    const isList = LIST_SETTINGS.has(path);
+    if (raw === undefined || (raw === '' && !isList)) continue;
+    const [head, tail] = path.split('.') as [string, string | undefined];
+    if (tail === undefined) merged[head] = isList ? splitList(raw) : raw;
+    else (merged[head] as Record<string, unknown>)[tail] = raw;
+  }
+  return merged;
+}
+
 function settingName(path: readonly PropertyKey[]): string {
   const key = path.filter((part) => typeof part === 'string').join('.');
-  return ENV_NAMES[key] ?? (key || 'config');
+  return ENV_OVERRIDES[key] ?? (key || 'config');
 }
 
 function splitList(value: string): string[] {

@@ -16,6 +16,8 @@ export const REDACTED_PATHS = [
   'res.headers["set-cookie"]',
 ];
 
+const FLUSH_EVERY_MS = 1000;
+
 export type LogSettings = Pick<AppConfig, 'appEnv' | 'logLevel' | 'logFormat'>;
 
 /**
@@ -30,8 +32,12 @@ export async function createLogger(settings: LogSettings, destination?: Destinat
   };
   if (destination !== undefined) return pino(options, destination);
   const pretty = wantsPretty(settings) ? await prettyStream(settings.logFormat === 'pretty') : undefined;
-  // Asynchronous writes batch lines under load; pino flushes them synchronously on exit.
-  return pino(options, pretty ?? pino.destination({ dest: 1, sync: false }));
+  if (pretty !== undefined) return pino(options, pretty);
+  // Lines are written in batches of 4 KiB: one write per request would cost more than the request itself.
+  // A timer flushes what a quiet moment leaves behind; pino flushes synchronously on exit.
+  const logger = pino(options, pino.destination({ dest: 1, sync: false, minLength: 4096 }));
+  setInterval(() => logger.flush(), FLUSH_EVERY_MS).unref();
+  return logger;
 }
 
 function wantsPretty(settings: LogSettings): boolean {

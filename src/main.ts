@@ -11,6 +11,8 @@ async function main(): Promise<void> {
     { appEnv: config.appEnv, storage: config.storage, url: `${service.url}/v1`, metricsUrl: metricsUrl(config, service) },
     'listening',
   );
+  // Log lines are batched; whoever waits for this one (an operator, an orchestrator) should not.
+  logger.flush();
   if (service.generatedApiKey !== undefined) {
     // The one message that bypasses the logger: the key must never reach a log.
     process.stdout.write(
@@ -45,9 +47,12 @@ function metricsUrl(config: AppConfig, service: RunningService): string | null {
 }
 
 main().catch(async (error: unknown) => {
-  // Config mistakes are one clear line; anything else is logged with its stack.
+  // A config mistake is one plain line on stderr, naming the setting; anything else is logged with its stack.
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
   const logger = await createLogger({ appEnv: 'local', logLevel: 'info', logFormat: undefined });
-  if (error instanceof ConfigError) logger.fatal(error.message);
-  else logger.fatal({ err: error }, 'start-up failed');
+  logger.fatal({ err: error }, 'start-up failed');
   process.exit(1);
 });

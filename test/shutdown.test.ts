@@ -1,11 +1,10 @@
 import 'reflect-metadata';
-import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { pino } from 'pino';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { compose, TOKENS } from '../src/container.js';
 import { TEST_API_KEY, testConfig } from './support/test-config.js';
 
@@ -72,10 +71,6 @@ const SLOW_POST_HEAD =
   `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(BODY)}\r\n\r\n`;
 
 describe('graceful shutdown of the real process', () => {
-  beforeAll(async () => {
-    await promisify(execFile)(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT });
-  });
-
   it('on SIGTERM finishes the request in flight, refuses new connections and exits 0', async () => {
     const child = await startChild({ SHUTDOWN_TIMEOUT_MS: '5000', HTTP_KEEP_ALIVE_TIMEOUT_MS: '60000' });
     // An idle keep-alive connection: it must not hold the shutdown up for the keep-alive timeout.

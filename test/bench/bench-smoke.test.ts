@@ -18,7 +18,7 @@ describe('npm run bench (smoke)', () => {
   let stdout = '';
 
   beforeAll(async () => {
-    await run('npm', ['run', '-s', 'build:bench'], { cwd: root });
+    // dist/ is built once for the whole run by test/support/build-global-setup.ts.
     const args = ['dist/bench/run.js', '--pets', '200', '--rounds', '1', '--duration', '0.5', '--warmup', '0', '--json', jsonFile];
     ({ stdout } = await run(process.execPath, args, { cwd: root }));
   }, 120_000);

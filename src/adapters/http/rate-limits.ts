@@ -20,14 +20,19 @@ export interface RateLimits {
   readonly authFailures?: NamedLimiter;
 }
 
-/** Counts one request against the key's quota and reports it; throws 429 rate_limited when spent. */
+/**
+ * Counts one request against the key's quota; throws 429 rate_limited when it is spent. The RateLimit
+ * headers go out once a key has used 90% of its quota (and on every 429): clients learn in time to slow
+ * down, and the common case pays for no extra headers.
+ */
 export async function consumeKeyQuota(ctx: Context, { name, limiter }: NamedLimiter, keyId: string): Promise<void> {
   const result = await settle(limiter.consume(keyId));
   if (result === undefined) return;
-  const headers = quotaHeaders(name, limiter, result);
-  if (result.remainingPoints < 0 || result.consumedPoints > limiter.points) throw tooManyRequests(headers, result);
-  ctx.set(headers);
+  if (result.consumedPoints > limiter.points) throw tooManyRequests(quotaHeaders(name, limiter, result), result);
+  if (result.remainingPoints <= limiter.points * LOW_QUOTA_SHARE) ctx.set(quotaHeaders(name, limiter, result));
 }
+
+const LOW_QUOTA_SHARE = 0.1;
 
 /** Refuses every authentication attempt from an address that failed too often. */
 export async function assertAddressNotBlocked({ name, limiter }: NamedLimiter, address: string): Promise<void> {

@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, hash, timingSafeEqual } from 'node:crypto';
 import type { ApiKeyId, ApiKeyVerifier } from '../../ports/api-key-verifier.js';
 
 const HASHED_ENTRY = /^sha256:([0-9a-f]{64})$/i;
@@ -29,7 +29,8 @@ export class HashedApiKeyVerifier implements ApiKeyVerifier {
   }
 
   verify(presentedKey: string): ApiKeyId | undefined {
-    const presented = createHash('sha256').update(presentedKey, 'utf8').digest();
+    // One-shot hash: no Hash object per request.
+    const presented = hash('sha256', presentedKey, 'buffer');
     let match: Buffer | undefined;
     for (const digest of this.digests) {
       if (timingSafeEqual(presented, digest) && match === undefined) match = digest;
