@@ -13,7 +13,9 @@ import { HttpMetrics } from './adapters/http/http-metrics.js';
 import { createMetricsApp } from './adapters/http/metrics-routes.js';
 import { InMemoryPetRepository } from './adapters/memory/in-memory-pet-repository.js';
 import type { MongoConnection } from './adapters/mongo/connect-mongo.js';
+import { MongoIdempotencyStore } from './adapters/mongo/mongo-idempotency-store.js';
 import { MongoPetRepository } from './adapters/mongo/mongo-pet-repository.js';
+import { mongoRateLimits } from './adapters/mongo/mongo-rate-limits.js';
 import type { AppConfig } from './config.js';
 import type { Logger } from './logger.js';
 import { PetCatalog } from './core/pet-catalog.js';
@@ -155,11 +157,15 @@ function bindStorage(container: Container, config: AppConfig, runtime: Runtime):
             new MongoPetRepository(mongo, (error) => logger.warn({ err: error }, 'storage unavailable')),
           [TOKENS.mongo, TOKENS.logger],
         );
-      // No MongoDB-backed idempotency store or rate limiter exists yet: both count per instance until they do.
+      // Shared by every instance on the database, so retries and quotas hold whichever instance answers.
       container
         .bind(TOKENS.idempotencyStore)
-        .toResolvedValue((clock: Clock) => new InMemoryIdempotencyStore(() => clock.now()), [TOKENS.clock]);
-      container.bind(TOKENS.rateLimits).toConstantValue(inMemoryRateLimits(rateLimitSettings(config)));
+        .toResolvedValue(
+          (mongo: MongoConnection, logger: Logger) =>
+            new MongoIdempotencyStore(mongo, (error) => logger.warn({ err: error }, 'storage unavailable')),
+          [TOKENS.mongo, TOKENS.logger],
+        );
+      container.bind(TOKENS.rateLimits).toConstantValue(mongoRateLimits(runtime.mongo, rateLimitSettings(config)));
       return;
   }
 }

@@ -1,5 +1,7 @@
 import { MongoClient, type Db } from 'mongodb';
+import { createIdempotencyIndexes } from './mongo-idempotency-store.js';
 import { createPetIndexes } from './mongo-pet-repository.js';
+import { createRateLimitIndexes } from './mongo-rate-limits.js';
 
 export interface MongoSettings {
   readonly url: string;
@@ -26,12 +28,12 @@ export class MongoConnection {
 
   /** The database, connecting (again) first when needed; rejects with the driver's error. */
   async db(): Promise<Db> {
-    if (this.closed) throw new Error('The MongoDB connection is closed');
-    this.current ??= this.connect().catch((error: unknown) => {
-      this.current = undefined;
-      throw error;
-    });
-    return (await this.current).db;
+    return (await this.connected()).db;
+  }
+
+  /** The client, for libraries that take one (rate-limiter-flexible); same reconnecting rules as db(). */
+  async client(): Promise<MongoClient> {
+    return (await this.connected()).client;
   }
 
   async close(): Promise<void> {
@@ -41,6 +43,15 @@ export class MongoConnection {
     // A connect still in flight fails on its own; there is nothing of it to close.
     const connected = await current?.catch(() => undefined);
     await connected?.client.close();
+  }
+
+  private connected(): Promise<{ client: MongoClient; db: Db }> {
+    if (this.closed) return Promise.reject(new Error('The MongoDB connection is closed'));
+    this.current ??= this.connect().catch((error: unknown) => {
+      this.current = undefined;
+      throw error;
+    });
+    return this.current;
   }
 
   private async connect(): Promise<{ client: MongoClient; db: Db }> {
@@ -71,7 +82,12 @@ export class MongoConnection {
  * stop start-up: the failure is reported and the next storage operation tries again.
  */
 export async function connectMongo(settings: MongoSettings, onUnreachable: (error: unknown) => void): Promise<MongoConnection> {
-  const connection = new MongoConnection(settings, createPetIndexes);
+  const connection = new MongoConnection(settings, createIndexes);
   await connection.db().catch(onUnreachable);
   return connection;
+}
+
+/** Every collection's indexes; idempotent, run on each (re)connection before the database is handed out. */
+export async function createIndexes(db: Db): Promise<void> {
+  await Promise.all([createPetIndexes(db), createIdempotencyIndexes(db), createRateLimitIndexes(db)]);
 }

@@ -1,0 +1,123 @@
+import { randomUUID } from 'node:crypto';
+import type { Collection, Db } from 'mongodb';
+import { StorageUnavailable } from '../../core/errors.js';
+import type {
+  IdempotencyClaim,
+  IdempotencyRecord,
+  IdempotencyStore,
+  StoredResponse,
+} from '../http/idempotency-store.js';
+import type { MongoConnection } from './connect-mongo.js';
+
+/** One claimed key. `claimId` names this one claim, so a takeover can match exactly the stale record it read. */
+interface IdempotencyDocument {
+  readonly _id: string;
+  readonly claimId: string;
+  readonly fingerprint: string;
+  readonly state: 'in_progress' | 'done';
+  readonly expiresAt: Date;
+  readonly leaseEndsAt: Date;
+  readonly response?: StoredResponse;
+}
+
+const KEYS = 'idempotency_keys';
+const DUPLICATE_KEY = 11000;
+// Each round ends in a win, a live record, or a lost race against another claimant that changed the record.
+const MAX_CLAIM_ROUNDS = 10;
+
+/** Idempotent. TTL deletion is lazy (a pass every 60 s), so expiry is also checked on every read. */
+export async function createIdempotencyIndexes(db: Db): Promise<void> {
+  await keys(db).createIndex({ expiresAt: 1 }, { name: 'expiresAt_ttl', expireAfterSeconds: 0 });
+}
+
+/**
+ * Idempotency records in MongoDB (STORAGE=mongodb), shared by every instance on the database. A claim
+ * is an insert on the unique `_id`; a stale record (expired, or a claim whose lease ended) is taken over
+ * with a replace conditioned on that very claim, so of two takers only one wins.
+ */
+export class MongoIdempotencyStore implements IdempotencyStore {
+  constructor(
+    private readonly connection: MongoConnection,
+    private readonly onFailure: (error: unknown) => void = () => {},
+  ) {}
+
+  async claim(claim: IdempotencyClaim): Promise<IdempotencyRecord | undefined> {
+    const fresh: IdempotencyDocument = {
+      _id: claim.key,
+      claimId: randomUUID(),
+      fingerprint: claim.fingerprint,
+      state: 'in_progress',
+      expiresAt: new Date(claim.now + claim.ttlMs),
+      leaseEndsAt: new Date(claim.now + claim.leaseMs),
+    };
+    return this.storage(async (db) => {
+      for (let round = 1; round <= MAX_CLAIM_ROUNDS; round++) {
+        if (await insertUnlessTaken(db, fresh)) return undefined;
+        const existing = await keys(db).findOne({ _id: { $eq: claim.key } });
+        // Gone since the insert failed (released, or deleted by TTL): try the insert again.
+        if (existing === null) continue;
+        if (isLive(existing, claim.now)) return toRecord(existing);
+        const { matchedCount } = await keys(db).replaceOne({ _id: { $eq: claim.key }, claimId: { $eq: existing.claimId } }, fresh);
+        if (matchedCount === 1) return undefined;
+      }
+      throw new Error(`Idempotency key still contended after ${MAX_CLAIM_ROUNDS} rounds`);
+    });
+  }
+
+  async complete(key: string, response: StoredResponse): Promise<void> {
+    const stored = response.location === undefined
+      ? { status: response.status, body: response.body }
+      : { status: response.status, location: response.location, body: response.body };
+    await this.storage((db) =>
+      keys(db).updateOne({ _id: { $eq: key }, state: { $eq: 'in_progress' } }, { $set: { state: 'done', response: stored } }),
+    );
+  }
+
+  async release(key: string): Promise<void> {
+    // Only an unfinished claim: a completed record must keep replaying.
+    await this.storage((db) => keys(db).deleteOne({ _id: { $eq: key }, state: { $eq: 'in_progress' } }));
+  }
+
+  /** Holds nothing of its own: the connection is closed by whoever opened it. */
+  async close(): Promise<void> {}
+
+  /** Runs driver calls; whatever they throw leaves this adapter as StorageUnavailable. */
+  private async storage<T>(operation: (db: Db) => Promise<T>): Promise<T> {
+    try {
+      return await operation(await this.connection.db());
+    } catch (error) {
+      this.onFailure(error);
+      throw new StorageUnavailable({ cause: error });
+    }
+  }
+}
+
+function keys(db: Db): Collection<IdempotencyDocument> {
+  return db.collection<IdempotencyDocument>(KEYS);
+}
+
+/** False when a record with this key exists already. */
+async function insertUnlessTaken(db: Db, document: IdempotencyDocument): Promise<boolean> {
+  try {
+    await keys(db).insertOne(document);
+    return true;
+  } catch (error) {
+    if (typeof error === 'object' && error !== null && (error as { code?: unknown }).code === DUPLICATE_KEY) return false;
+    throw error;
+  }
+}
+
+function isLive(document: IdempotencyDocument, now: number): boolean {
+  return document.state === 'done' ? now < document.expiresAt.getTime() : now < document.leaseEndsAt.getTime();
+}
+
+/** Field by field: nothing but the port's record leaves the adapter. */
+function toRecord(document: IdempotencyDocument): IdempotencyRecord {
+  const { fingerprint, state, response } = document;
+  if (state === 'in_progress') return { state, fingerprint };
+  if (response === undefined || typeof response.status !== 'number' || typeof response.body !== 'string') {
+    throw new Error(`The idempotency record ${document._id} is malformed`);
+  }
+  const replay = { status: response.status, body: response.body };
+  return { state, fingerprint, response: typeof response.location === 'string' ? { ...replay, location: response.location } : replay };
+}
