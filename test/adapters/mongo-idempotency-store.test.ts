@@ -63,15 +63,27 @@ describe('MongoIdempotencyStore, several instances on one database', () => {
     expect(results.filter((result) => result !== undefined)).toEqual(Array(59).fill({ state: 'in_progress', fingerprint: 'new' }));
   });
 
-  it('keeps a completed record replaying after a late release from its owner', async () => {
+  it('keeps a completed record replaying when another instance releases or completes the key', async () => {
     await instances[0].store.claim(claimOf('kept'));
     await instances[0].store.complete('kept', { status: 201, location: '/v1/pets/1', body: '{"id":1}' });
     await instances[1].store.release('kept');
+    await instances[1].store.complete('kept', { status: 500, body: '{}' });
     expect(await instances[1].store.claim(claimOf('kept'))).toEqual({
       state: 'done',
       fingerprint: 'fp',
       response: { status: 201, location: '/v1/pets/1', body: '{"id":1}' },
     });
+  });
+
+  it('does not let a slow owner complete or release the claim that took over its key', async () => {
+    await instances[0].store.claim(claimOf('slow'));
+    expect(await instances[1].store.claim(claimOf('slow', T0 + 60_001, 'new'))).toBeUndefined();
+    await instances[0].store.complete('slow', { status: 201, body: '{"id":3}' });
+    expect(await instances[1].store.claim(claimOf('slow', T0 + 60_002, 'new'))).toEqual({ state: 'in_progress', fingerprint: 'new' });
+    await instances[0].store.claim(claimOf('slow-2'));
+    expect(await instances[1].store.claim(claimOf('slow-2', T0 + 60_001, 'new'))).toBeUndefined();
+    await instances[0].store.release('slow-2');
+    expect(await instances[1].store.claim(claimOf('slow-2', T0 + 60_002, 'new'))).toEqual({ state: 'in_progress', fingerprint: 'new' });
   });
 
   it('stores one document per key with Date expiry fields under a TTL index', async () => {
@@ -96,9 +108,10 @@ describe('MongoIdempotencyStore, several instances on one database', () => {
   it('answers StorageUnavailable for every operation once its connection is closed', async () => {
     const closing = openStore(settings);
     await closing.store.claim(claimOf('closing'));
+    await closing.store.claim(claimOf('closing-2'));
     await closing.connection.close();
-    await expect(closing.store.claim(claimOf('closing-2'))).rejects.toBeInstanceOf(StorageUnavailable);
+    await expect(closing.store.claim(claimOf('closing-3'))).rejects.toBeInstanceOf(StorageUnavailable);
     await expect(closing.store.complete('closing', { status: 201, body: '{}' })).rejects.toBeInstanceOf(StorageUnavailable);
-    await expect(closing.store.release('closing')).rejects.toBeInstanceOf(StorageUnavailable);
+    await expect(closing.store.release('closing-2')).rejects.toBeInstanceOf(StorageUnavailable);
   });
 });

@@ -36,6 +36,9 @@ export async function createIdempotencyIndexes(db: Db): Promise<void> {
  * with a replace conditioned on that very claim, so of two takers only one wins.
  */
 export class MongoIdempotencyStore implements IdempotencyStore {
+  /** The claims this instance holds, so that a slow owner whose lease ended cannot touch the claim that replaced it. */
+  private readonly owned = new Map<string, string>();
+
   constructor(
     private readonly connection: MongoConnection,
     private readonly onFailure: (error: unknown) => void = () => {},
@@ -52,13 +55,13 @@ export class MongoIdempotencyStore implements IdempotencyStore {
     };
     return this.storage(async (db) => {
       for (let round = 1; round <= MAX_CLAIM_ROUNDS; round++) {
-        if (await insertUnlessTaken(db, fresh)) return undefined;
+        if (await insertUnlessTaken(db, fresh)) return this.own(fresh);
         const existing = await keys(db).findOne({ _id: { $eq: claim.key } });
         // Gone since the insert failed (released, or deleted by TTL): try the insert again.
         if (existing === null) continue;
         if (isLive(existing, claim.now)) return toRecord(existing);
         const { matchedCount } = await keys(db).replaceOne({ _id: { $eq: claim.key }, claimId: { $eq: existing.claimId } }, fresh);
-        if (matchedCount === 1) return undefined;
+        if (matchedCount === 1) return this.own(fresh);
       }
       throw new Error(`Idempotency key still contended after ${MAX_CLAIM_ROUNDS} rounds`);
     });
@@ -68,18 +71,29 @@ export class MongoIdempotencyStore implements IdempotencyStore {
     const stored = response.location === undefined
       ? { status: response.status, body: response.body }
       : { status: response.status, location: response.location, body: response.body };
-    await this.storage((db) =>
-      keys(db).updateOne({ _id: { $eq: key }, state: { $eq: 'in_progress' } }, { $set: { state: 'done', response: stored } }),
-    );
+    const filter = this.ownClaim(key);
+    if (filter !== undefined) await this.storage((db) => keys(db).updateOne(filter, { $set: { state: 'done', response: stored } }));
   }
 
   async release(key: string): Promise<void> {
-    // Only an unfinished claim: a completed record must keep replaying.
-    await this.storage((db) => keys(db).deleteOne({ _id: { $eq: key }, state: { $eq: 'in_progress' } }));
+    const filter = this.ownClaim(key);
+    if (filter !== undefined) await this.storage((db) => keys(db).deleteOne(filter));
   }
 
-  /** Holds nothing of its own: the connection is closed by whoever opened it. */
+  /** No timers or clients of its own: the connection is closed by whoever opened it. */
   async close(): Promise<void> {}
+
+  private own(document: IdempotencyDocument): undefined {
+    this.owned.set(document._id, document.claimId);
+    return undefined;
+  }
+
+  /** A filter for this instance's unfinished claim on the key, which it forgets; undefined when it holds none. */
+  private ownClaim(key: string) {
+    const claimId = this.owned.get(key);
+    this.owned.delete(key);
+    return claimId === undefined ? undefined : { _id: { $eq: key }, claimId: { $eq: claimId }, state: { $eq: 'in_progress' as const } };
+  }
 
   /** Runs driver calls; whatever they throw leaves this adapter as StorageUnavailable. */
   private async storage<T>(operation: (db: Db) => Promise<T>): Promise<T> {
