@@ -217,7 +217,8 @@ export const UNIMPLEMENTED_METHODS = ['PROPFIND', 'MKCOL', 'COPY', 'MOVE', 'LOCK
 const anyPath = fc.oneof(
   fc.constantFrom('/healthz', '/readyz', '/v1/openapi.json', '/v1/pets', '/v1/pets/1', '/v1', '/v1/', '/', '/v2/pets',
     '/V1/pets', '/v1/PETS', '/V1/PETS/1', '/HEALTHZ', '/v1//pets', '//v1/pets', '/v1/pets/1/2', '/v1/pets/1/', '/v1/openapi.json/',
-    '/v1/OPENAPI.JSON', '/metrics', '/metrics/', '/METRICS', '/store/orders', '/v1/store/orders', '/v1/pets/..%2f..%2fhealthz', '/v1/%2e%2e/healthz', '/%', '/v1/%ff'),
+    '/v1/OPENAPI.JSON', '/metrics', '/metrics/', '/METRICS', '/store/orders', '/v1/store/orders', '/v1/pets/..%2f..%2fhealthz', '/v1/%2e%2e/healthz', '/%', '/v1/%ff',
+    '/docs', '/docs/', '/DOCS', '/docs/assets/swagger-ui.css', '/docs/assets/..%2fpackage.json', '/docs/assets/%2e%2e%2f%2e%2e%2fpackage.json'),
   fc.array(fc.oneof(fc.constantFrom('v1', 'V1', 'pets', 'Pets', '1', '%', '.', '..', 'healthz', 'openapi.json', '%2F'), fc.string({ maxLength: 8 }).map(percentEncode)), { maxLength: 4 })
     .map((segments) => `/${segments.join('/')}`),
 );

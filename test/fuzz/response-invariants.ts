@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import { DOCS_ASSETS } from '../../src/adapters/http/docs-page.js';
 import type { TestResponse } from '../support/http-harness.js';
 import { authOutcome, UNIMPLEMENTED_METHODS, type FuzzRequest } from './hostile-requests.js';
 import { INT64_MAX, INT64_MIN, PET_STATUSES, type NewPetFields } from './json-bodies.js';
@@ -71,7 +72,20 @@ function routeOf(method: string, path: string): string | undefined {
   if (read && ['/healthz', '/readyz', '/v1/openapi.json', '/v1/pets', '/metrics'].includes(pathname)) return `GET ${pathname}`;
   if (method === 'POST' && pathname === '/v1/pets') return 'POST /v1/pets';
   if (read && /^\/v1\/pets\/[^/]+$/.test(pathname)) return 'GET /v1/pets/{petId}';
+  if (read && pathname === '/docs') return 'GET /docs';
+  if (read && isDocsAsset(pathname)) return 'GET /docs/assets/{asset}';
   return undefined;
+}
+
+/** The router decodes the segment before the allow-list sees it, so an encoded allowed name is served too. */
+function isDocsAsset(pathname: string): boolean {
+  const segment = /^\/docs\/assets\/([^/]+)$/.exec(pathname)?.[1];
+  if (segment === undefined) return false;
+  try {
+    return DOCS_ASSETS.has(decodeURIComponent(segment));
+  } catch {
+    return false;
+  }
 }
 
 const SAFE_REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -128,6 +142,8 @@ function checkSuccess(route: string, request: FuzzRequest, response: TestRespons
     expect(response.text).toBe(petText(stored!));
   } else if (route === 'GET /metrics') {
     expect(response.text).toMatch(/^# HELP /);
+  } else if (route.startsWith('GET /docs')) {
+    expect(response.headers.get('content-type'), where).toMatch(/^(text\/html|text\/css|text\/javascript|image\/png);?/);
   } else if (route === 'GET /v1/openapi.json') {
     expect((JSON.parse(response.text) as { openapi: unknown }).openapi).toBe('3.1.0');
   } else {

@@ -6,6 +6,7 @@ import type { Clock } from '../../ports/clock.js';
 import { authenticate } from './authenticate.js';
 import { cors } from './cors.js';
 import { markDeprecated } from './deprecation.js';
+import { docsRoutes } from './docs-routes.js';
 import { respondWithErrors } from './error-responses.js';
 import type { IdempotencySettings } from './idempotency.js';
 import { healthRoutes, type Readiness } from './health-routes.js';
@@ -64,6 +65,7 @@ export function allRoutes(deps: HttpAppDeps): Router {
   const router = new Router({ sensitive: true, strict: true });
   router.use(healthRoutes(deps.readiness).routes());
   router.use(openApiRoutes(deps.servers, { metrics: metrics !== undefined }).routes());
+  router.use(docsRoutes().routes());
   router.use(petRoutes(deps.catalog, deps.clock, deps.idempotency).routes());
   if (metrics !== undefined) router.use(metricsRoutes(metrics).routes());
   return router;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { GET_PET_SUCCESSOR, GET_PET_SUNSET_AT } from './deprecation.js';
+import { DOCS_ASSETS } from './docs-page.js';
 import {
   CursorSchema,
   ErrorSchema,
@@ -81,6 +82,7 @@ const HEADERS: Json = {
   RateLimitPolicy: stringHeader('The quota policy: requests (q) per window of w seconds.', '"per-key";q=6000;w=60'),
   IdempotentReplayed: stringHeader('Present (value `true`) when this is the stored response of an earlier request with the same Idempotency-Key.', 'true'),
   AccessControlAllowOrigin: stringHeader('CORS: this document is readable from any origin.', '*'),
+  ETag: stringHeader('Validator for If-None-Match: an unchanged asset answers 304.'),
   GetPetLink: stringHeader('Successor of this deprecated operation (rel="successor-version").', `<${GET_PET_SUCCESSOR}>; rel="successor-version"`),
 };
 
@@ -281,6 +283,46 @@ const metricsOperation = (servers: Json[]): Json => ({
   },
 });
 
+/** The reference page (swagger-ui rendering this document) and its allow-listed assets. */
+const docsOperations = (servers: Json[]): Json => ({
+  '/docs': {
+    servers,
+    get: {
+      operationId: 'getDocsPage',
+      summary: 'API reference page (HTML) rendered from this document',
+      description: 'Self-contained: its assets come from this service, under a strict Content-Security-Policy.',
+      tags: ['operations'],
+      security: [],
+      responses: {
+        '200': { description: 'The page.', headers: withRequestId(), content: { 'text/html': { schema: { type: 'string' } } } },
+      },
+    },
+  },
+  '/docs/assets/{asset}': {
+    servers,
+    get: {
+      operationId: 'getDocsAsset',
+      summary: 'A script, style sheet or icon of the reference page',
+      tags: ['operations'],
+      security: [],
+      parameters: [{ name: 'asset', in: 'path', required: true, schema: { type: 'string', enum: [...DOCS_ASSETS.keys()] } }],
+      responses: {
+        '200': {
+          description: 'The asset; fresh for an hour, then revalidated with its ETag.',
+          headers: withRequestId({ ETag: ref('headers', 'ETag') }),
+          content: {
+            'text/javascript': { schema: { type: 'string' } },
+            'text/css': { schema: { type: 'string' } },
+            'image/png': {},
+          },
+        },
+        '304': { description: 'Not modified (If-None-Match matched).', headers: withRequestId({ ETag: ref('headers', 'ETag') }) },
+        '404': ref('responses', 'NotFound'),
+      },
+    },
+  },
+});
+
 /** Operational endpoints: public, outside the versioned base path, so they name their own servers. */
 function publicOperations(servers: OpenApiServers, options: OpenApiOptions): Json {
   const origins = [
@@ -321,6 +363,7 @@ function publicOperations(servers: OpenApiServers, options: OpenApiOptions): Jso
     '/readyz': probe('getReadiness', 'Readiness: storage answers and the service is not shutting down', {
       '503': { description: 'Not ready (storage unreachable, or shutting down).', headers: withRequestId(), content: jsonContent('Health') },
     }),
+    ...docsOperations(origins),
     ...(options.metrics ? { '/metrics': metricsOperation(origins) } : {}),
   };
 }
@@ -347,7 +390,7 @@ export function buildOpenApiDocument(servers: OpenApiServers, options: OpenApiOp
         'integers (parse them with a lossless parser). Every error is an `Error` body whose `status` equals the HTTP status. ' +
         'CORS is off unless the deployment lists allowed origins: then preflights from those origins are answered ' +
         'without a key, and responses to them carry `Access-Control-Allow-Origin` and `Access-Control-Expose-Headers`.',
-      license: { name: 'Proprietary' },
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [
       { url: servers.production, description: 'Production' },
