@@ -1,23 +1,30 @@
 const NEXT = /<([^>]+)>\s*;\s*rel="?next"?/;
 
+export interface StoreWalk {
+  /** Every stored id, ascending, as listed through the `next` links. */
+  readonly ids: readonly number[];
+  /** A page about 90% deep, reached as a client would (limit=20); undefined without pagination. */
+  readonly deepPage: string | undefined;
+}
+
 /**
- * Follows the list's `Link: <...>; rel="next"` from the first page until about 90% of `stored` pets lie
- * behind, and returns that next link with limit=20: a page deep in the store, reached as a client would.
- * Undefined when the first page carries no next link (pagination not implemented yet).
+ * Lists the whole store through `Link: <...>; rel="next"`, 100 pets a page. The ids it returns are what
+ * random reads pick from: ids are ascending but need not be dense (a MongoDB store may skip one).
  */
-export async function deepPagePath(baseUrl: string, apiKey: string, stored: number): Promise<string | undefined> {
+export async function walkStore(baseUrl: string, apiKey: string): Promise<StoreWalk> {
   const headers = { authorization: `Bearer ${apiKey}` };
-  const pageSize = Math.max(1, Math.min(100, Math.floor(stored / 10)));
-  let path = `/v1/pets?limit=${pageSize}`;
-  for (let seen = 0; seen < stored * 0.9; ) {
+  const ids: number[] = [];
+  const nextLinks: string[] = [];
+  let path: string | undefined = '/v1/pets?limit=100';
+  while (path !== undefined) {
     const response = await fetch(new URL(path, baseUrl), { headers });
     if (!response.ok) throw new Error(`GET ${path}: ${response.status} ${await response.text()}`);
-    seen += ((await response.json()) as unknown[]).length;
-    const next = NEXT.exec(response.headers.get('link') ?? '')?.[1];
-    if (next === undefined) return seen <= pageSize ? undefined : withLimit(path, 20);
-    path = next;
+    for (const pet of (await response.json()) as { id: number }[]) ids.push(pet.id);
+    path = NEXT.exec(response.headers.get('link') ?? '')?.[1];
+    if (path !== undefined) nextLinks.push(path);
   }
-  return withLimit(path, 20);
+  const deep = nextLinks[Math.floor(nextLinks.length * 0.9)];
+  return { ids, deepPage: deep === undefined ? undefined : withLimit(deep, 20) };
 }
 
 function withLimit(path: string, limit: number): string {

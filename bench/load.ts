@@ -84,14 +84,6 @@ export async function preload(url: string, apiKey: string, count: number, firstN
   if (result.errors > 0 || result.non2xx > 0) {
     throw new Error(`preload of ${url}: ${result.errors} errors, ${result.non2xx} non-2xx responses`);
   }
-  await expectStored(url, apiKey, firstNumber + count - 1);
   return result;
 }
 
-/** Ids 1..total exist and total + 1 does not: the store holds exactly `total` pets. */
-async function expectStored(url: string, apiKey: string, total: number): Promise<void> {
-  const status = async (id: number) =>
-    (await fetch(new URL(`/v1/pets/${id}`, url), { headers: { authorization: `Bearer ${apiKey}` } })).status;
-  const [last, beyond] = [await status(total), await status(total + 1)];
-  if (last !== 200 || beyond !== 404) throw new Error(`preload of ${url}: expected pets 1..${total}, got ${last} for ${total} and ${beyond} for ${total + 1}`);
-}

@@ -22,7 +22,8 @@ export const USAGE = `Usage: npm run bench -- [options]
   --connections N   autocannon connections (default 32)
   --duration S      seconds per workload, server and round (default 5)
   --warmup S        unrecorded seconds per workload and server before round 1 (default 1)
-  --storage memory|mongodb   the service's storage; mongodb needs MONGODB_URL (default memory)
+  --storage memory|mongodb   the service's storage (default memory); mongodb runs on the server the tests
+                    would use: MONGODB_URL, else mongodb-memory-server, else the offline jongodb
   --scale N         read workloads at 1,000 and at N stored pets, latency ratio and RSS per pet
   --json FILE       also write the figures as JSON
   --cpu-prof DIR    profile the service (node --cpu-prof) and write the .cpuprofile to DIR`;

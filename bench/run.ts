@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { deepPagePath } from './deep-page.js';
+import { walkStore } from './deep-page.js';
 import { preload } from './load.js';
 import { parseOptions, USAGE, type BenchOptions } from './options.js';
+import { freshDbName, startMongoServer } from '../test/support/mongo-server.js';
 import { failures, fixed, mib, ratio, table, throughputTable, type ServerName } from './report.js';
 import { runRounds } from './rounds.js';
 import { memory, settledRss, startService, startYardstick, type BenchServer } from './servers.js';
@@ -14,9 +15,9 @@ const NAMES: readonly ServerName[] = ['service', 'yardstick'];
 const SCALE_BASE = 1000;
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-async function main(options: BenchOptions): Promise<void> {
+async function main(options: BenchOptions, mongoUrl: string | undefined): Promise<void> {
   const apiKey = randomBytes(24).toString('base64url');
-  const servers = await startBoth(options, apiKey);
+  const servers = await startBoth(options, apiKey, mongoUrl);
   try {
     const report = options.scale === undefined
       ? await throughputRun(servers, options, apiKey)
@@ -33,8 +34,11 @@ async function main(options: BenchOptions): Promise<void> {
   }
 }
 
-async function startBoth(options: BenchOptions, apiKey: string): Promise<Pair<BenchServer>> {
-  const storage = options.storage === 'mongodb' ? { STORAGE: 'mongodb', MONGODB_URL: process.env.MONGODB_URL } : { STORAGE: 'memory' };
+async function startBoth(options: BenchOptions, apiKey: string, mongoUrl: string | undefined): Promise<Pair<BenchServer>> {
+  const storage =
+    mongoUrl === undefined
+      ? { STORAGE: 'memory' }
+      : { STORAGE: 'mongodb', MONGODB_URL: mongoUrl, MONGODB_DB: freshDbName('bench') };
   // Production features stay on: request logs at info, metrics, and rate limiting with a quota the load cannot spend.
   const env = { ...storage, LOG_LEVEL: 'info', LOG_FORMAT: 'json', METRICS: 'on', RATE_LIMIT_PER_MINUTE: '10000000' };
   const service = await startService(apiKey, env, options.cpuProf);
@@ -57,9 +61,13 @@ async function load(servers: Pair<BenchServer>, apiKey: string, first: number, t
   return rates;
 }
 
+/** Walks each store once: it must hold exactly `stored` pets, and the workloads pick ids from it. */
 async function targetsAt(servers: Pair<BenchServer>, apiKey: string, stored: number): Promise<Pair<Target>> {
-  const target = async (server: BenchServer): Promise<Target> =>
-    ({ server, stored, deepPage: await deepPagePath(server.url, apiKey, stored) });
+  const target = async (server: BenchServer): Promise<Target> => {
+    const { ids, deepPage } = await walkStore(server.url, apiKey);
+    if (ids.length !== stored) throw new Error(`${server.name} lists ${ids.length} pets, expected ${stored}`);
+    return { server, ids, deepPage };
+  };
   return { service: await target(servers.service), yardstick: await target(servers.yardstick) };
 }
 
@@ -107,16 +115,15 @@ async function scaleRun(servers: Pair<BenchServer>, total: number, options: Benc
   return { markdown, failures: failures([...small, ...large]), figures };
 }
 
-function checkedOptions(): BenchOptions {
-  const options = parseOptions(process.argv.slice(2));
-  if (options.storage === 'mongodb' && !process.env.MONGODB_URL) {
-    throw new Error('--storage mongodb needs MONGODB_URL, e.g. MONGODB_URL=mongodb://127.0.0.1:27017 npm run bench -- --storage mongodb');
-  }
-  return options;
-}
-
 try {
-  await main(checkedOptions());
+  const options = parseOptions(process.argv.slice(2));
+  // The same server choice as the tests: MONGODB_URL, else mongodb-memory-server, else the offline jongodb.
+  const mongo = options.storage === 'mongodb' ? await startMongoServer() : undefined;
+  try {
+    await main(options, mongo?.url);
+  } finally {
+    await mongo?.stop();
+  }
 } catch (error) {
   log(error instanceof Error ? error.message : String(error));
   if (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS')) log(USAGE);

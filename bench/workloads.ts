@@ -12,8 +12,8 @@ export interface Workload {
 /** What a workload needs to know about one server's store. */
 export interface Target {
   readonly server: BenchServer;
-  /** Ids 1..stored exist. */
-  readonly stored: number;
+  /** The stored ids (ascending, not necessarily dense). */
+  readonly ids: readonly number[];
   /** A page deep in the store reached through the `next` links; undefined without pagination. */
   readonly deepPage: string | undefined;
 }
@@ -33,9 +33,9 @@ export const WORKLOADS: readonly Workload[] = [
   {
     name: 'GET /v1/pets/{id} (random)',
     read: true,
-    request: ({ stored }) => ({
+    request: ({ ids }) => ({
       method: 'GET',
-      setupRequest: (req) => ({ ...req, path: `/v1/pets/${1 + Math.floor(Math.random() * stored)}` }),
+      setupRequest: (req) => ({ ...req, path: `/v1/pets/${ids[Math.floor(Math.random() * ids.length)]}` }),
     }),
   },
   {

@@ -1,7 +1,7 @@
 import type { Context, Next } from 'koa';
 import { InvalidApiKey } from '../../core/errors.js';
 import type { PetCatalog } from '../../core/pet-catalog.js';
-import { assertAddressNotBlocked, consumeKeyQuota, recordAuthFailure, type RateLimits } from './rate-limits.js';
+import { consumeKeyQuota, type RateLimits } from './rate-limits.js';
 
 // RFC 9110 §11.1: the scheme is case-insensitive; RFC 6750 §2.1: b64token characters only.
 const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
@@ -21,12 +21,12 @@ export function bearerToken(header: string | undefined): string | undefined {
  */
 export function authenticate(catalog: PetCatalog, limits: RateLimits) {
   return async function requireApiKey(ctx: Context, next: Next): Promise<void> {
-    if (limits.authFailures !== undefined) await assertAddressNotBlocked(limits.authFailures, ctx.ip);
+    limits.authFailures?.assertNotBlocked(ctx.ip);
     try {
       ctx.state.apiKeyId = catalog.authenticate(bearerToken(ctx.req.headers.authorization));
     } catch (error) {
       if (error instanceof InvalidApiKey && limits.authFailures !== undefined) {
-        await recordAuthFailure(limits.authFailures, ctx.ip);
+        await limits.authFailures.recordFailure(ctx.ip);
       }
       throw error;
     }

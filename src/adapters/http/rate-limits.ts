@@ -17,7 +17,7 @@ export interface RateLimits {
   /** Requests per API key per window; absent when limits are off (RATE_LIMIT_PER_MINUTE=0). */
   readonly perKey?: NamedLimiter;
   /** Failed authentications per client address per window, so keys cannot be guessed at speed. */
-  readonly authFailures?: NamedLimiter;
+  readonly authFailures?: AuthFailureLimit;
 }
 
 /**
@@ -34,17 +34,50 @@ export async function consumeKeyQuota(ctx: Context, { name, limiter }: NamedLimi
 
 const LOW_QUOTA_SHARE = 0.1;
 
-/** Refuses every authentication attempt from an address that failed too often. */
-export async function assertAddressNotBlocked({ name, limiter }: NamedLimiter, address: string): Promise<void> {
-  const result = await settle(limiter.get(address));
-  if (result !== undefined && result !== null && result.consumedPoints >= limiter.points) {
-    throw tooManyRequests(quotaHeaders(name, limiter, result), result);
+/**
+ * Failed authentications per client address. Failures are counted in the limiter's store (shared by every
+ * instance on MongoDB); the block they lead to is remembered in this process, so the common request, with a
+ * right key, costs no store round trip. An instance learns of a block from the first failure it sees past
+ * the limit, and refuses that attempt itself.
+ */
+export class AuthFailureLimit implements NamedLimiter {
+  private readonly blockedUntil = new Map<string, number>();
+
+  constructor(
+    readonly name: string,
+    readonly limiter: RateLimiterAbstract,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Throws 429 while the address is blocked, before its key is even checked. */
+  assertNotBlocked(address: string): void {
+    const until = this.blockedUntil.get(address);
+    if (until === undefined) return;
+    const left = until - this.now();
+    if (left > 0) throw this.refusal(new RateLimiterRes(0, left, this.limiter.points + 1));
+    this.blockedUntil.delete(address);
+  }
+
+  /** Counts a failure; from the limit on the address is blocked, and the attempt past it is refused. */
+  async recordFailure(address: string): Promise<void> {
+    const result = await settle(this.limiter.penalty(address, 1));
+    if (result === undefined || result.consumedPoints < this.limiter.points) return;
+    if (this.blockedUntil.size >= MAX_REMEMBERED_BLOCKS) this.forgetExpired();
+    this.blockedUntil.set(address, this.now() + result.msBeforeNext);
+    if (result.consumedPoints > this.limiter.points) throw this.refusal(result);
+  }
+
+  private refusal(result: RateLimiterRes): ApiError {
+    return tooManyRequests(quotaHeaders(this.name, this.limiter, result), result);
+  }
+
+  private forgetExpired(): void {
+    const now = this.now();
+    for (const [address, until] of this.blockedUntil) if (until <= now) this.blockedUntil.delete(address);
   }
 }
 
-export async function recordAuthFailure({ limiter }: NamedLimiter, address: string): Promise<void> {
-  await settle(limiter.penalty(address, 1));
-}
+const MAX_REMEMBERED_BLOCKS = 10_000;
 
 function quotaHeaders(name: string, limiter: RateLimiterAbstract, result: RateLimiterRes): Record<string, string> {
   return {

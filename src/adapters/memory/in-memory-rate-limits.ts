@@ -1,5 +1,5 @@
 import { RateLimiterMemory } from 'rate-limiter-flexible';
-import type { RateLimits } from '../http/rate-limits.js';
+import { AuthFailureLimit, type RateLimits } from '../http/rate-limits.js';
 
 export interface RateLimitSettings {
   /** Requests per API key per minute; 0 turns every limit off. */
@@ -13,9 +13,9 @@ export function inMemoryRateLimits(settings: RateLimitSettings): RateLimits {
   if (settings.perMinute === 0) return {};
   return {
     perKey: { name: 'per-key', limiter: new RateLimiterMemory({ points: settings.perMinute, duration: 60 }) },
-    authFailures: {
-      name: 'auth-failures',
-      limiter: new RateLimiterMemory({ points: settings.authFailuresPerMinute, duration: 60 }),
-    },
+    authFailures: new AuthFailureLimit(
+      'auth-failures',
+      new RateLimiterMemory({ points: settings.authFailuresPerMinute, duration: 60 }),
+    ),
   };
 }

@@ -7,6 +7,7 @@ import type {
   IdempotencyStore,
   StoredResponse,
 } from '../http/idempotency-store.js';
+import { collectionOf } from './collection-cache.js';
 import type { MongoConnection } from './connect-mongo.js';
 
 /** One claimed key. `claimId` names this one claim, so a takeover can match exactly the stale record it read. */
@@ -107,7 +108,7 @@ export class MongoIdempotencyStore implements IdempotencyStore {
 }
 
 function keys(db: Db): Collection<IdempotencyDocument> {
-  return db.collection<IdempotencyDocument>(KEYS);
+  return collectionOf<IdempotencyDocument>(db, KEYS);
 }
 
 /** False when a record with this key exists already. */

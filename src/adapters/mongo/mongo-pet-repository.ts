@@ -2,6 +2,7 @@ import type { Collection, Db } from 'mongodb';
 import { StorageUnavailable } from '../../core/errors.js';
 import type { NewPet, Pet, PetId } from '../../core/pet.js';
 import type { PetListQuery, PetRepository } from '../../ports/pet-repository.js';
+import { collectionOf } from './collection-cache.js';
 import type { MongoConnection } from './connect-mongo.js';
 import { type PetDocument, toPet, toPetDocument } from './pet-document.js';
 
@@ -91,11 +92,11 @@ export class MongoPetRepository implements PetRepository {
 }
 
 function pets(db: Db): Collection<PetDocument> {
-  return db.collection<PetDocument>(PETS);
+  return collectionOf<PetDocument>(db, PETS);
 }
 
 function counters(db: Db): Collection<CounterDocument> {
-  return db.collection<CounterDocument>(COUNTERS);
+  return collectionOf<CounterDocument>(db, COUNTERS);
 }
 
 async function nextPetId(db: Db): Promise<PetId> {

@@ -1,7 +1,8 @@
-import type { Db, Document } from 'mongodb';
+import type { Db, Document, MongoClient } from 'mongodb';
 import { RateLimiterMemory, RateLimiterMongo } from 'rate-limiter-flexible';
-import type { NamedLimiter, RateLimits } from '../http/rate-limits.js';
+import { AuthFailureLimit, type RateLimits } from '../http/rate-limits.js';
 import type { RateLimitSettings } from '../memory/in-memory-rate-limits.js';
+import { collectionOf } from './collection-cache.js';
 import type { MongoConnection } from './connect-mongo.js';
 
 const TABLE = 'rate_limits';
@@ -24,9 +25,8 @@ export async function createRateLimitIndexes(db: Db): Promise<void> {
  */
 export function mongoRateLimits(connection: MongoConnection, settings: RateLimitSettings): RateLimits {
   if (settings.perMinute === 0) return {};
-  const limiter = (name: string, points: number): NamedLimiter => ({
-    name,
-    limiter: new RateLimiterMongo({
+  const limiter = (name: string, points: number) =>
+    new RateLimiterMongo({
       storeClient: reconnectingClient(connection, Math.min(LIMITER_DEADLINE_MS, connection.settings.timeoutMs)),
       dbName: connection.settings.db,
       tableName: TABLE,
@@ -37,9 +37,11 @@ export function mongoRateLimits(connection: MongoConnection, settings: RateLimit
       // createRateLimitIndexes runs on every (re)connection instead.
       disableIndexesCreation: true,
       insuranceLimiter: new RateLimiterMemory({ points, duration: 60 }),
-    }),
-  });
-  return { perKey: limiter('per-key', settings.perMinute), authFailures: limiter('auth-failures', settings.authFailuresPerMinute) };
+    });
+  return {
+    perKey: { name: 'per-key', limiter: limiter('per-key', settings.perMinute) },
+    authFailures: new AuthFailureLimit('auth-failures', limiter('auth-failures', settings.authFailuresPerMinute)),
+  };
 }
 
 /**
@@ -57,7 +59,7 @@ function reconnectingClient(connection: MongoConnection, deadlineMs: number) {
           (...args: unknown[]): Promise<unknown> =>
             withDeadline(
               connection.client().then((client) => {
-                const collection = client.db(dbName).collection<Document>(table) as unknown as Record<
+                const collection = collectionOf<Document>(databaseOf(client, dbName), table) as unknown as Record<
                   typeof method,
                   (...a: unknown[]) => Promise<unknown>
                 >;
@@ -69,6 +71,17 @@ function reconnectingClient(connection: MongoConnection, deadlineMs: number) {
       },
     }),
   };
+}
+
+const databases = new WeakMap<MongoClient, Db>();
+
+function databaseOf(client: MongoClient, name: string): Db {
+  let db = databases.get(client);
+  if (db === undefined || db.databaseName !== name) {
+    db = client.db(name);
+    databases.set(client, db);
+  }
+  return db;
 }
 
 function withDeadline<T>(operation: Promise<T>, ms: number): Promise<T> {
