@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { answerClientError } from './adapters/http/client-errors.js';
 import { logUnexpectedError } from './adapters/http/observe-requests.js';
 import { connectMongo, type MongoConnection } from './adapters/mongo/connect-mongo.js';
 import { ConfigError, type AppConfig } from './config.js';
@@ -124,6 +125,7 @@ async function listen(handler: RequestListener, config: AppConfig, port: number)
     handler,
   );
   server.keepAliveTimeout = config.keepAliveTimeoutMs;
+  server.on('clientError', answerClientError);
   trackSockets(server);
   server.listen({ port, host: config.host });
   await new Promise<void>((resolve, reject) => {

@@ -47,6 +47,17 @@ describe('server limits', () => {
       headers: { Authorization: `Bearer ${TEST_API_KEY}`, 'X-Padding': 'a'.repeat(5000) },
     });
     expect(response.status).toBe(431);
+    expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(await response.json()).toEqual({ code: 'headers_too_large', message: expect.any(String), status: 431 });
+  });
+
+  it('answers bytes that are not HTTP with a JSON 400 malformed_request and closes', async () => {
+    const exchange = await rawExchange(server.url, ['NOT HTTP AT ALL\r\n\r\n'], 0);
+    expect(exchange.received).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(exchange.received).toMatch(/\r\nConnection: close\r\n/);
+    const body = JSON.parse(exchange.received.slice(exchange.received.indexOf('\r\n\r\n') + 4)) as unknown;
+    expect(body).toEqual({ code: 'malformed_request', message: 'The request is not valid HTTP.', status: 400 });
   });
 
   it('serves headers just under the limit', async () => {
@@ -58,6 +69,8 @@ describe('server limits', () => {
     const trickle = ['GET /v1/pets HTTP/1.1\r\n', 'Host: x\r\n', ...Array.from({ length: 20 }, (_, i) => `X-Slow-${i}: y\r\n`)];
     const exchange = await rawExchange(server.url, trickle, 100);
     expect(exchange.received).toMatch(/^HTTP\/1\.1 408 /);
+    expect(exchange.received).toMatch(/\r\nContent-Type: application\/json; charset=utf-8\r\n/);
+    expect(exchange.received).toMatch(/"code":"request_timeout","message":"[^"]+","status":408\}$/);
     expect(exchange.closedAfterMs).toBeLessThan(1500);
   });
 

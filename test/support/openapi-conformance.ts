@@ -33,10 +33,13 @@ const CONTRACT_HEADERS = [
 
 /** Reusable responses a request that matches no operation may get. */
 const UNROUTED_RESPONSES: Record<number, string> = {
+  400: 'BadRequest',
   401: 'Unauthorized',
   404: 'NotFound',
   405: 'MethodNotAllowed',
+  408: 'RequestTimeout',
   429: 'TooManyRequests',
+  431: 'HeadersTooLarge',
   500: 'InternalError',
   501: 'NotImplemented',
 };

@@ -1,16 +1,19 @@
 /** Failures the HTTP adapter detects itself, before or around the core; their codes are listed in the README. */
 export const API_ERROR_CODES = [
+  'malformed_request',
   'malformed_json',
   'invalid_cursor',
   'invalid_idempotency_key',
   'not_found',
   'method_not_allowed',
+  'request_timeout',
   'idempotency_key_in_use',
   'operation_removed',
   'idempotency_key_reused',
   'payload_too_large',
-  'rate_limited',
   'unsupported_media_type',
+  'rate_limited',
+  'headers_too_large',
   'internal_error',
   'not_implemented',
 ] as const;

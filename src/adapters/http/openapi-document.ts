@@ -98,7 +98,8 @@ function errorResponse(description: string, headers: Json = {}): Json {
 
 const RESPONSES: Json = {
   BadRequest: errorResponse(
-    'The request breaks the contract (`validation_failed`, `malformed_json`, `invalid_cursor`, `invalid_idempotency_key`).',
+    'The request breaks the contract (`validation_failed`, `malformed_json`, `invalid_cursor`, ' +
+      '`invalid_idempotency_key`), or is not valid HTTP at all (`malformed_request`, any path).',
   ),
   Unauthorized: errorResponse('API key missing (`missing_api_key`) or invalid (`invalid_api_key`).', {
     'WWW-Authenticate': ref('headers', 'WWWAuthenticate'),
@@ -112,6 +113,12 @@ const RESPONSES: Json = {
     Accept: ref('headers', 'Accept'),
   }),
   InternalError: errorResponse('Unexpected failure (`internal_error`); no detail is exposed.'),
+  RequestTimeout: errorResponse(
+    'The request head or body did not arrive in time (`request_timeout`); the connection is closed. Any path.',
+  ),
+  HeadersTooLarge: errorResponse(
+    'The request line and headers exceed 16 KiB (`headers_too_large`); the connection is closed. Any path.',
+  ),
   NotImplemented: errorResponse('An HTTP method the service does not know (`not_implemented`).'),
   TooManyRequests: errorResponse(
     'Quota spent (`rate_limited`): per API key, or failed authentications per client address. Retry after `Retry-After` seconds.',
