@@ -153,21 +153,24 @@ function bindStorage(container: Container, config: AppConfig, runtime: Runtime):
       container
         .bind(TOKENS.petRepository)
         .toResolvedValue(
-          (mongo: MongoConnection, logger: Logger) =>
-            new MongoPetRepository(mongo, (error) => logger.warn({ err: error }, 'storage unavailable')),
+          (mongo: MongoConnection, logger: Logger) => new MongoPetRepository(mongo, storageFailureLog(logger)),
           [TOKENS.mongo, TOKENS.logger],
         );
       // Shared by every instance on the database, so retries and quotas hold whichever instance answers.
       container
         .bind(TOKENS.idempotencyStore)
         .toResolvedValue(
-          (mongo: MongoConnection, logger: Logger) =>
-            new MongoIdempotencyStore(mongo, (error) => logger.warn({ err: error }, 'storage unavailable')),
+          (mongo: MongoConnection, logger: Logger) => new MongoIdempotencyStore(mongo, storageFailureLog(logger)),
           [TOKENS.mongo, TOKENS.logger],
         );
       container.bind(TOKENS.rateLimits).toConstantValue(mongoRateLimits(runtime.mongo, rateLimitSettings(config)));
       return;
   }
+}
+
+/** Driver failures are answered 503 without detail; the detail goes here. */
+function storageFailureLog(logger: Logger): (error: unknown) => void {
+  return (error) => logger.warn({ err: error }, 'storage unavailable');
 }
 
 function rateLimitSettings(config: AppConfig): RateLimitSettings {
