@@ -3,7 +3,6 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 
 export const APP_ENVS = ['local', 'staging', 'production'] as const;
-export type AppEnv = (typeof APP_ENVS)[number];
 
 const DAY_MS = 24 * 3600 * 1000;
 const CONFIG_DIR = fileURLToPath(new URL('../config/', import.meta.url));

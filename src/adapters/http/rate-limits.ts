@@ -13,6 +13,13 @@ export interface NamedLimiter {
   readonly limiter: RateLimiterAbstract;
 }
 
+export interface RateLimitSettings {
+  /** Requests per API key per minute; 0 turns every limit off. */
+  readonly perMinute: number;
+  /** Failed authentications per client address per minute. */
+  readonly authFailuresPerMinute: number;
+}
+
 export interface RateLimits {
   /** Requests per API key per window; absent when limits are off (RATE_LIMIT_PER_MINUTE=0). */
   readonly perKey?: NamedLimiter;

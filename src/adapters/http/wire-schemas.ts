@@ -84,7 +84,6 @@ export const PetIdSchema = z
   .pipe(z.int64({ error: petIdMessage }));
 
 export type NewPetBody = z.output<typeof NewPetSchema>;
-export type ListPetsQuery = z.output<typeof ListPetsQuerySchema>;
 
 export const HealthSchema = z
   .object({ status: z.enum(['ok', 'ready', 'unavailable']) })

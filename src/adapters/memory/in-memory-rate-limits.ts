@@ -1,12 +1,5 @@
 import { RateLimiterMemory } from 'rate-limiter-flexible';
-import { AuthFailureLimit, type RateLimits } from '../http/rate-limits.js';
-
-export interface RateLimitSettings {
-  /** Requests per API key per minute; 0 turns every limit off. */
-  readonly perMinute: number;
-  /** Failed authentications per client address per minute. */
-  readonly authFailuresPerMinute: number;
-}
+import { AuthFailureLimit, type RateLimitSettings, type RateLimits } from '../http/rate-limits.js';
 
 /** Limits counted in this process (STORAGE=memory: one instance). */
 export function inMemoryRateLimits(settings: RateLimitSettings): RateLimits {

@@ -1,7 +1,6 @@
 import type { Db, Document, MongoClient } from 'mongodb';
 import { RateLimiterMemory, RateLimiterMongo } from 'rate-limiter-flexible';
-import { AuthFailureLimit, type RateLimits } from '../http/rate-limits.js';
-import type { RateLimitSettings } from '../memory/in-memory-rate-limits.js';
+import { AuthFailureLimit, type RateLimitSettings, type RateLimits } from '../http/rate-limits.js';
 import { collectionOf } from './collection-cache.js';
 import type { MongoConnection } from './connect-mongo.js';
 
