@@ -5,23 +5,23 @@ import { SystemClock } from './adapters/clock/system-clock.js';
 import { HashedApiKeyVerifier } from './adapters/keys/hashed-api-key-verifier.js';
 import { createHttpApp } from './adapters/http/create-http-app.js';
 import type { Readiness } from './adapters/http/health-routes.js';
-import type { IdempotencyStore } from './adapters/http/idempotency-store.js';
+import type { IdempotencyStore } from './ports/idempotency-store.js';
 import { InMemoryIdempotencyStore } from './adapters/memory/in-memory-idempotency-store.js';
-import { inMemoryRateLimits } from './adapters/memory/in-memory-rate-limits.js';
-import type { RateLimitSettings, RateLimits } from './adapters/http/rate-limits.js';
+import { inMemoryRateLimits } from './adapters/memory/in-memory-rate-limiter.js';
 import { HttpMetrics } from './adapters/http/http-metrics.js';
 import { createMetricsApp } from './adapters/http/metrics-routes.js';
 import { InMemoryPetRepository } from './adapters/memory/in-memory-pet-repository.js';
 import type { MongoConnection } from './adapters/mongo/connect-mongo.js';
 import { MongoIdempotencyStore } from './adapters/mongo/mongo-idempotency-store.js';
 import { MongoPetRepository } from './adapters/mongo/mongo-pet-repository.js';
-import { mongoRateLimits } from './adapters/mongo/mongo-rate-limits.js';
+import { mongoRateLimits } from './adapters/mongo/mongo-rate-limiter.js';
 import type { AppConfig } from './config.js';
 import type { Logger } from './logger.js';
 import { PetCatalog } from './core/pet-catalog.js';
 import type { ApiKeyVerifier } from './ports/api-key-verifier.js';
 import type { Clock } from './ports/clock.js';
 import type { PetRepository } from './ports/pet-repository.js';
+import type { RateLimits, RateLimitSettings } from './ports/rate-limiter.js';
 
 /** Typed tokens for every binding; the only place string-free DI ids are defined. */
 export const TOKENS = {
@@ -145,7 +145,9 @@ function bindStorage(container: Container, config: AppConfig, runtime: Runtime):
       container
         .bind(TOKENS.idempotencyStore)
         .toResolvedValue((clock: Clock) => new InMemoryIdempotencyStore(() => clock.now()), [TOKENS.clock]);
-      container.bind(TOKENS.rateLimits).toConstantValue(inMemoryRateLimits(rateLimitSettings(config)));
+      container
+        .bind(TOKENS.rateLimits)
+        .toResolvedValue((clock: Clock) => inMemoryRateLimits(rateLimitSettings(config), () => clock.now()), [TOKENS.clock]);
       return;
     case 'mongodb':
       if (runtime.mongo === undefined) throw new Error('STORAGE=mongodb needs a MongoDB connection made before composing');
@@ -163,7 +165,12 @@ function bindStorage(container: Container, config: AppConfig, runtime: Runtime):
           (mongo: MongoConnection, logger: Logger) => new MongoIdempotencyStore(mongo, storageFailureLog(logger)),
           [TOKENS.mongo, TOKENS.logger],
         );
-      container.bind(TOKENS.rateLimits).toConstantValue(mongoRateLimits(runtime.mongo, rateLimitSettings(config)));
+      container
+        .bind(TOKENS.rateLimits)
+        .toResolvedValue(
+          (mongo: MongoConnection, clock: Clock) => mongoRateLimits(mongo, rateLimitSettings(config), { now: () => clock.now() }),
+          [TOKENS.mongo, TOKENS.clock],
+        );
       return;
   }
 }

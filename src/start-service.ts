@@ -5,6 +5,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { answerClientError } from './adapters/http/client-errors.js';
 import { logUnexpectedError } from './adapters/http/observe-requests.js';
 import { connectMongo, type MongoConnection } from './adapters/mongo/connect-mongo.js';
+import { createIndexes } from './adapters/mongo/mongo-indexes.js';
 import { ConfigError, type AppConfig } from './config.js';
 import { compose, TOKENS } from './container.js';
 import { createLogger, type Logger } from './logger.js';
@@ -56,7 +57,7 @@ export async function startService(config: AppConfig, options: StartOptions = {}
   // Connected before composing, so resolution stays synchronous; an unreachable server does not stop start-up.
   const mongo =
     config.storage === 'mongodb'
-      ? await connectMongo(config.mongodb, (error) =>
+      ? await connectMongo(config.mongodb, createIndexes, (error) =>
           logger.warn({ err: error }, 'MongoDB is not reachable at start-up; storage answers 503 until it is'),
         )
       : undefined;

@@ -1,7 +1,8 @@
 import type { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { IdempotencyClaim } from '../../src/adapters/http/idempotency-store.js';
-import { createIndexes, MongoConnection, type MongoSettings } from '../../src/adapters/mongo/connect-mongo.js';
+import type { IdempotencyClaim } from '../../src/ports/idempotency-store.js';
+import { MongoConnection, type MongoSettings } from '../../src/adapters/mongo/connect-mongo.js';
+import { createIndexes } from '../../src/adapters/mongo/mongo-indexes.js';
 import { MongoIdempotencyStore } from '../../src/adapters/mongo/mongo-idempotency-store.js';
 import { StorageUnavailable } from '../../src/core/errors.js';
 import { idempotencyStoreContract } from '../contract/idempotency-store-contract.js';

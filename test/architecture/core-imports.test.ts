@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const SRC = join(import.meta.dirname, '../../src');
@@ -15,6 +15,38 @@ function importsOf(file: string): string[] {
   return [...text.matchAll(/(?:import|export)[^'"]*?from\s*['"]([^'"]+)['"]|import\s*\(?\s*['"]([^'"]+)['"]/g)].map(
     (match) => match[1] ?? match[2]!,
   );
+}
+
+/** The src/ files a file imports, as paths relative to src/ (type-only imports included: they are arrows too). */
+function localImports(file: string): string[] {
+  return importsOf(file)
+    .filter((spec) => spec.startsWith('.'))
+    .map((spec) => relative(SRC, resolve(dirname(file), spec.replace(/\.js$/, '.ts'))));
+}
+
+/** The adapter a src/-relative path belongs to (`http`, `mongo`, ...), or undefined outside src/adapters. */
+function adapterOf(path: string): string | undefined {
+  const [top, adapter] = path.split('/');
+  return top === 'adapters' ? adapter : undefined;
+}
+
+/** Every import cycle among src/ files, each as the chain of files that closes it. */
+function importCycles(): string[][] {
+  const graph = new Map(sourceFiles(SRC).map((file) => [relative(SRC, file), localImports(file)]));
+  const cycles: string[][] = [];
+  const state = new Map<string, 'visiting' | 'done'>();
+  const visit = (node: string, path: string[]) => {
+    if (state.get(node) === 'done') return;
+    if (state.get(node) === 'visiting') {
+      cycles.push([...path.slice(path.indexOf(node)), node]);
+      return;
+    }
+    state.set(node, 'visiting');
+    for (const next of graph.get(node) ?? []) visit(next, [...path, node]);
+    state.set(node, 'done');
+  };
+  for (const node of graph.keys()) visit(node, []);
+  return cycles;
 }
 
 describe('the architecture', () => {
@@ -38,5 +70,25 @@ describe('the architecture', () => {
   it('imports mongodb only inside src/adapters/mongo', () => {
     const importers = sourceFiles(SRC).filter((file) => importsOf(file).some((spec) => spec === 'mongodb'));
     for (const file of importers) expect(file).toContain(join('src', 'adapters', 'mongo'));
+  });
+
+  it('keeps adapters apart: an adapter imports ports and core, never another adapter', () => {
+    const crossings = sourceFiles(join(SRC, 'adapters')).flatMap((file) => {
+      const own = adapterOf(relative(SRC, file));
+      return localImports(file)
+        .filter((target) => adapterOf(target) !== undefined && adapterOf(target) !== own)
+        .map((target) => `${relative(SRC, file)} -> ${target}`);
+    });
+    expect(crossings).toEqual([]);
+  });
+
+  it('has no import cycle among src/ files', () => {
+    expect(importCycles().map((cycle) => cycle.join(' -> '))).toEqual([]);
+  });
+
+  it('finds what it looks for: the checks see real imports', () => {
+    const container = localImports(join(SRC, 'container.ts'));
+    expect(container).toContain('core/pet-catalog.ts');
+    expect(container.some((target) => adapterOf(target) === 'mongo')).toBe(true);
   });
 });

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { IdempotencyClaim, IdempotencyStore } from '../../src/adapters/http/idempotency-store.js';
+import type { IdempotencyClaim, IdempotencyStore } from '../../src/ports/idempotency-store.js';
 
 export interface IdempotencyStoreUnderTest {
   readonly store: IdempotencyStore;

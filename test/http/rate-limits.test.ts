@@ -1,7 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/http-harness.js';
+import { FakeClock } from '../support/fake-clock.js';
 import { TEST_API_KEY } from '../support/test-config.js';
 
+// Windows are aligned to the clock: a clock that stands still keeps every request of a test in one window.
+const windowStart = () => new FakeClock(Date.UTC(2029, 0, 1));
 const OTHER_KEY = 'another-key-for-rate-limits-0123456789abcdef';
 
 describe('rate limits', () => {
@@ -15,7 +18,7 @@ describe('rate limits', () => {
     server!.request('GET', '/v1/pets', { headers: { Authorization: `Bearer ${apiKey}` } });
 
   it('reports the quota once 90% of it is used, and answers 429 rate_limited once it is spent', async () => {
-    server = await startTestServer({ apiKeys: [TEST_API_KEY, OTHER_KEY], rateLimitPerMinute: 20 });
+    server = await startTestServer({ apiKeys: [TEST_API_KEY, OTHER_KEY], rateLimitPerMinute: 20 }, { clock: windowStart() });
     for (let used = 1; used <= 20; used++) {
       const response = await get(TEST_API_KEY);
       expect(response.status).toBe(200);
@@ -36,7 +39,7 @@ describe('rate limits', () => {
   });
 
   it('counts each API key separately', async () => {
-    server = await startTestServer({ apiKeys: [TEST_API_KEY, OTHER_KEY], rateLimitPerMinute: 2 });
+    server = await startTestServer({ apiKeys: [TEST_API_KEY, OTHER_KEY], rateLimitPerMinute: 2 }, { clock: windowStart() });
     await get(TEST_API_KEY);
     await get(TEST_API_KEY);
     expect((await get(TEST_API_KEY)).status).toBe(429);
@@ -44,7 +47,7 @@ describe('rate limits', () => {
   });
 
   it('refuses an address that failed authentication too often, even with a right key', async () => {
-    server = await startTestServer({ rateLimitPerMinute: 1000, authFailuresPerMinute: 3 });
+    server = await startTestServer({ rateLimitPerMinute: 1000, authFailuresPerMinute: 3 }, { clock: windowStart() });
     for (let attempt = 0; attempt < 3; attempt++) {
       expect((await get(`wrong-key-${attempt}`)).status).toBe(401);
     }
@@ -57,7 +60,7 @@ describe('rate limits', () => {
   });
 
   it('does not count requests without any key as guesses', async () => {
-    server = await startTestServer({ rateLimitPerMinute: 1000, authFailuresPerMinute: 2 });
+    server = await startTestServer({ rateLimitPerMinute: 1000, authFailuresPerMinute: 2 }, { clock: windowStart() });
     for (let attempt = 0; attempt < 5; attempt++) {
       expect((await server.request('GET', '/v1/pets', { anonymous: true })).status).toBe(401);
     }
@@ -65,7 +68,7 @@ describe('rate limits', () => {
   });
 
   it('turns every limit off with RATE_LIMIT_PER_MINUTE=0', async () => {
-    server = await startTestServer({ rateLimitPerMinute: 0, authFailuresPerMinute: 1 });
+    server = await startTestServer({ rateLimitPerMinute: 0, authFailuresPerMinute: 1 }, { clock: windowStart() });
     for (let attempt = 0; attempt < 5; attempt++) expect((await get(`bad-${attempt}`)).status).toBe(401);
     const response = await get(TEST_API_KEY);
     expect(response.status).toBe(200);

@@ -1,7 +1,8 @@
 import type { Context, Next } from 'koa';
 import { InvalidApiKey } from '../../core/errors.js';
 import type { PetCatalog } from '../../core/pet-catalog.js';
-import { consumeKeyQuota, type RateLimits } from './rate-limits.js';
+import type { RateLimits } from '../../ports/rate-limiter.js';
+import { assertNotBlocked, consumeKeyQuota, recordAuthFailure } from './rate-limits.js';
 
 // RFC 9110 §11.1: the scheme is case-insensitive; RFC 6750 §2.1: b64token characters only.
 const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
@@ -21,16 +22,14 @@ export function bearerToken(header: string | undefined): string | undefined {
  */
 export function authenticate(catalog: PetCatalog, limits: RateLimits) {
   return async function requireApiKey(ctx: Context, next: Next): Promise<void> {
-    limits.authFailures?.assertNotBlocked(ctx.ip);
+    if (limits.authFailures !== undefined) assertNotBlocked(limits.authFailures, ctx.ip);
     try {
       ctx.state.apiKeyId = catalog.authenticate(bearerToken(ctx.req.headers.authorization));
     } catch (error) {
-      if (error instanceof InvalidApiKey && limits.authFailures !== undefined) {
-        await limits.authFailures.recordFailure(ctx.ip);
-      }
+      if (error instanceof InvalidApiKey && limits.authFailures !== undefined) recordAuthFailure(limits.authFailures, ctx.ip);
       throw error;
     }
-    if (limits.perKey !== undefined) await consumeKeyQuota(ctx, limits.perKey, ctx.state.apiKeyId);
+    if (limits.perKey !== undefined) consumeKeyQuota(ctx, limits.perKey, ctx.state.apiKeyId);
     await next();
   };
 }

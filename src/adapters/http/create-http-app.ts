@@ -3,6 +3,7 @@ import Koa, { type Context, type Next } from 'koa';
 import type { Logger } from 'pino';
 import type { PetCatalog } from '../../core/pet-catalog.js';
 import type { Clock } from '../../ports/clock.js';
+import type { RateLimits } from '../../ports/rate-limiter.js';
 import { authenticate } from './authenticate.js';
 import { cors } from './cors.js';
 import { markDeprecated } from './deprecation.js';
@@ -16,7 +17,6 @@ import { observeRequests } from './observe-requests.js';
 import type { OpenApiServers } from './openapi-document.js';
 import { openApiRoutes } from './openapi-routes.js';
 import { petRoutes } from './pet-routes.js';
-import type { RateLimits } from './rate-limits.js';
 import { requestContext } from './request-context.js';
 
 export interface HttpAppDeps {

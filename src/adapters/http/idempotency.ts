@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import type { Clock } from '../../ports/clock.js';
 import { ApiError } from './api-error.js';
-import type { IdempotencyStore, StoredResponse } from './idempotency-store.js';
+import type { IdempotencyStore, StoredResponse } from '../../ports/idempotency-store.js';
 
 /*
  * Idempotency-Key (draft-ietf-httpapi-idempotency-key-header): the first completed response for a key

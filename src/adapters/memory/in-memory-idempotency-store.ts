@@ -3,7 +3,7 @@ import type {
   IdempotencyRecord,
   IdempotencyStore,
   StoredResponse,
-} from '../http/idempotency-store.js';
+} from '../../ports/idempotency-store.js';
 
 interface Entry {
   record: IdempotencyRecord;

@@ -1,7 +1,4 @@
 import { MongoClient, type Db } from 'mongodb';
-import { createIdempotencyIndexes } from './mongo-idempotency-store.js';
-import { createPetIndexes } from './mongo-pet-repository.js';
-import { createRateLimitIndexes } from './mongo-rate-limits.js';
 
 export interface MongoSettings {
   readonly url: string;
@@ -29,11 +26,6 @@ export class MongoConnection {
   /** The database, connecting (again) first when needed; rejects with the driver's error. */
   async db(): Promise<Db> {
     return (await this.connected()).db;
-  }
-
-  /** The client, for libraries that take one (rate-limiter-flexible); same reconnecting rules as db(). */
-  async client(): Promise<MongoClient> {
-    return (await this.connected()).client;
   }
 
   async close(): Promise<void> {
@@ -78,16 +70,15 @@ export class MongoConnection {
 }
 
 /**
- * Connects and creates the indexes, within the configured timeout. An unreachable server does not
- * stop start-up: the failure is reported and the next storage operation tries again.
+ * Connects and runs `prepare` (index creation, owned by each store), within the configured timeout. An
+ * unreachable server does not stop start-up: the failure is reported and the next storage operation tries again.
  */
-export async function connectMongo(settings: MongoSettings, onUnreachable: (error: unknown) => void): Promise<MongoConnection> {
-  const connection = new MongoConnection(settings, createIndexes);
+export async function connectMongo(
+  settings: MongoSettings,
+  prepare: (db: Db) => Promise<void>,
+  onUnreachable: (error: unknown) => void,
+): Promise<MongoConnection> {
+  const connection = new MongoConnection(settings, prepare);
   await connection.db().catch(onUnreachable);
   return connection;
-}
-
-/** Every collection's indexes; idempotent, run on each (re)connection before the database is handed out. */
-export async function createIndexes(db: Db): Promise<void> {
-  await Promise.all([createPetIndexes(db), createIdempotencyIndexes(db), createRateLimitIndexes(db)]);
 }

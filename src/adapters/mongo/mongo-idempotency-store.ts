@@ -6,7 +6,7 @@ import type {
   IdempotencyRecord,
   IdempotencyStore,
   StoredResponse,
-} from '../http/idempotency-store.js';
+} from '../../ports/idempotency-store.js';
 import { collectionOf } from './collection-cache.js';
 import type { MongoConnection } from './connect-mongo.js';
 

@@ -1,6 +1,7 @@
 /*
- * Idempotency is a property of HTTP requests (a header, a replayed status and body), so its store is a
- * port of the HTTP adapter, not of the core. Implementations: memory and MongoDB, chosen with STORAGE.
+ * Where Idempotency-Key records live. The HTTP adapter decides what a replay looks like; storage adapters
+ * (memory, MongoDB, chosen with STORAGE) keep the records. Every adapter must pass
+ * test/contract/idempotency-store-contract.ts.
  */
 
 /** What a completed request answered, replayed verbatim for retries. */
