@@ -1,19 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestResponse, type TestServer } from '../support/http-harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type TestResponse, useTestServer } from '../support/http-harness.js';
 import { TEST_API_KEY } from '../support/test-config.js';
 import { expectError, expectJsonContentType } from './expect-http.js';
 
-let server: TestServer;
+const server = useTestServer();
 let existingId: bigint;
 
 beforeAll(async () => {
-  server = await startTestServer();
   const created = await server.createPet('{"name":"Rex","categoryId":1}');
   existingId = (created.json as { id: bigint }).id;
-});
-
-afterAll(async () => {
-  await server.stop();
 });
 
 const withAuthorization = (authorization: string) => ({ headers: { Authorization: authorization } });

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../support/http-harness.js';
+import { describe, expect, it } from 'vitest';
+import { useTestServer } from '../support/http-harness.js';
 
 interface WirePet {
   readonly id: bigint;
@@ -10,15 +10,7 @@ interface WirePet {
 const CREATES = 200;
 const STATUSES = ['available', 'pending', 'sold'] as const;
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-
-afterAll(async () => {
-  await server.stop();
-});
+const server = useTestServer();
 
 describe('concurrent creates', () => {
   it('gives 200 simultaneous creates 200 distinct ids and stores all 200', async () => {

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../support/http-harness.js';
+import { describe, expect, it } from 'vitest';
+import { useTestServer } from '../support/http-harness.js';
 import { TEST_API_KEY } from '../support/test-config.js';
 
 const ALLOWED = 'https://app.animal-store.example';
@@ -14,12 +14,7 @@ const preflight = (url: string, origin: string) =>
 const corsHeaders = (headers: Headers) => [...headers.keys()].filter((name) => name.startsWith('access-control-'));
 
 describe('CORS, off by default', () => {
-  let server: TestServer;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(() => server.stop());
+  const server = useTestServer();
 
   it('adds no Access-Control-* header to /v1 responses, even with an Origin', async () => {
     const response = await server.request('GET', '/v1/pets', { headers: { Origin: ALLOWED } });
@@ -40,12 +35,7 @@ describe('CORS, off by default', () => {
 });
 
 describe('CORS with an allow-list', () => {
-  let server: TestServer;
-
-  beforeAll(async () => {
-    server = await startTestServer({ corsOrigins: [ALLOWED, 'http://localhost:5173'] });
-  });
-  afterAll(() => server.stop());
+  const server = useTestServer({ corsOrigins: [ALLOWED, 'http://localhost:5173'] });
 
   it('answers a preflight from an allowed origin with 204, before authentication', async () => {
     const response = await preflight(server.url, ALLOWED);

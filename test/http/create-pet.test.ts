@@ -1,16 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../support/http-harness.js';
+import { describe, expect, it } from 'vitest';
+import { useTestServer } from '../support/http-harness.js';
 import { expectError, expectInvalid, expectJsonContentType, idOf } from './expect-http.js';
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-
-afterAll(async () => {
-  await server.stop();
-});
+const server = useTestServer();
 
 describe('POST /v1/pets, accepted bodies', () => {
   it('answers 201 with the created Pet, its assigned id and a Location header', async () => {

@@ -1,22 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DOCS_ASSETS, DOCS_CSP } from '../../src/adapters/http/docs-page.js';
 import { SECURITY_HEADERS } from '../../src/adapters/http/request-context.js';
-import { startTestServer, type TestServer } from '../support/http-harness.js';
+import { useTestServer } from '../support/http-harness.js';
 import { expectError } from './expect-http.js';
 
 const swaggerUiFile = (name: string) => readFileSync(createRequire(import.meta.url).resolve(`swagger-ui-dist/${name}`));
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-
-afterAll(async () => {
-  await server.stop();
-});
+const server = useTestServer();
 
 describe('GET /docs', () => {
   it('serves the reference page without a key, under the docs CSP only', async () => {

@@ -4,21 +4,13 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compose, TOKENS } from '../../src/container.js';
-import { startTestServer, type TestServer } from '../support/http-harness.js';
+import { useTestServer } from '../support/http-harness.js';
 import { TEST_API_KEY, testConfig } from '../support/test-config.js';
 import { expectError, expectInvalid, idOf } from './expect-http.js';
 
 const BODY_LIMIT = 64 * 1024;
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-
-afterAll(async () => {
-  await server.stop();
-});
+const server = useTestServer();
 
 const postPets = (contentType: string | undefined, body: string) =>
   server.request('POST', '/v1/pets', { headers: contentType === undefined ? {} : { 'Content-Type': contentType }, body });

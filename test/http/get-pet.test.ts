@@ -1,20 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestResponse, type TestServer } from '../support/http-harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type TestResponse, useTestServer } from '../support/http-harness.js';
 import { expectError, expectInvalid, expectJsonContentType, idOf } from './expect-http.js';
 
-let server: TestServer;
+const server = useTestServer();
 let petId: bigint;
 let petText: string;
 
 beforeAll(async () => {
-  server = await startTestServer();
   const created = await server.createPet('{"name":"Rex","categoryId":7,"status":"sold"}');
   petId = idOf(created);
   petText = created.text;
-});
-
-afterAll(async () => {
-  await server.stop();
 });
 
 /** RFC 9745 Deprecation (@epoch seconds), RFC 8594 Sunset and the successor Link. */

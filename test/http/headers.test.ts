@@ -1,19 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestResponse, type TestServer } from '../support/http-harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type TestResponse, type TestServer, useTestServer } from '../support/http-harness.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
-let server: TestServer;
+const server = useTestServer();
 let petId: bigint;
 
 beforeAll(async () => {
-  server = await startTestServer();
   const created = await server.createPet('{"name":"Known","categoryId":1}');
   petId = (created.json as { id: bigint }).id;
-});
-
-afterAll(async () => {
-  await server.stop();
 });
 
 const json = { 'Content-Type': 'application/json' };

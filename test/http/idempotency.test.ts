@@ -1,14 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../support/fake-clock.js';
-import { startTestServer, type TestServer, type TestResponse } from '../support/http-harness.js';
+import { useTestServer, type TestResponse } from '../support/http-harness.js';
 import { TEST_API_KEY } from '../support/test-config.js';
 
 const OTHER_KEY = 'second-test-key-abcdefghijklmnopqrstuvwxyz0123';
 const DAY = 24 * 3_600_000;
 
 describe('Idempotency-Key on createPet', () => {
-  let server: TestServer;
   const clock = new FakeClock(Date.UTC(2027, 0, 1));
+  const server = useTestServer({ apiKeys: [TEST_API_KEY, OTHER_KEY] }, { clock });
   let sequence = 0;
 
   const post = (key: string | undefined, body: string, apiKey = TEST_API_KEY): Promise<TestResponse> =>
@@ -33,11 +33,6 @@ describe('Idempotency-Key on createPet', () => {
     }
     return count;
   };
-
-  beforeAll(async () => {
-    server = await startTestServer({ apiKeys: [TEST_API_KEY, OTHER_KEY] }, { clock });
-  });
-  afterAll(() => server.stop());
 
   it('replays the first response for a retry with the same key and body, marked as a replay', async () => {
     const key = uniqueKey();

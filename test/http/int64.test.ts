@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../support/http-harness.js';
+import { describe, expect, it } from 'vitest';
+import { useTestServer } from '../support/http-harness.js';
 import { expectError, expectInvalid, idOf } from './expect-http.js';
 
 const INT64_MAX = '9223372036854775807';
@@ -7,15 +7,7 @@ const INT64_MIN = '-9223372036854775808';
 // Beyond 2^53: JSON.parse would turn it into ...992, so the digits prove exact handling.
 const PAST_DOUBLE_PRECISION = '9007199254740993';
 
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-
-afterAll(async () => {
-  await server.stop();
-});
+const server = useTestServer();
 
 describe('int64 categoryId round trip, compared as raw text', () => {
   it.each([INT64_MAX, INT64_MIN, PAST_DOUBLE_PRECISION])(

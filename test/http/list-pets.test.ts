@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../support/http-harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestServer } from '../support/http-harness.js';
 import { expectError, expectInvalid, expectJsonContentType } from './expect-http.js';
 
 interface WirePet {
@@ -12,12 +12,11 @@ interface WirePet {
 const STATUSES = ['available', 'pending', 'sold', undefined] as const;
 const CREATED = 130;
 
-let server: TestServer;
-let empty: TestServer;
+const server = useTestServer();
+const empty = useTestServer();
 let created: WirePet[];
 
 beforeAll(async () => {
-  [server, empty] = await Promise.all([startTestServer(), startTestServer()]);
   created = [];
   // Sequential creates, so creation order is also id order.
   for (let i = 0; i < CREATED; i++) {
@@ -26,10 +25,6 @@ beforeAll(async () => {
     const response = await server.createPet(body);
     created.push(response.json as WirePet);
   }
-});
-
-afterAll(async () => {
-  await Promise.all([server.stop(), empty.stop()]);
 });
 
 async function list(query = ''): Promise<WirePet[]> {

@@ -1,13 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { HttpMetrics } from '../../src/adapters/http/http-metrics.js';
-import { startTestServer, type TestServer } from '../support/http-harness.js';
+import { startTestServer, useTestServer } from '../support/http-harness.js';
 
 describe('GET /metrics on the API port (the default)', () => {
-  let server: TestServer;
+  const server = useTestServer();
   let text: string;
 
   beforeAll(async () => {
-    server = await startTestServer();
     await server.createPet('{"name":"Rex","categoryId":1}');
     await server.createPet('{"name":"Tom","categoryId":2,"status":"sold"}');
     await server.request('GET', '/v1/pets/1');
@@ -18,7 +17,6 @@ describe('GET /metrics on the API port (the default)', () => {
     expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     text = response.text;
   });
-  afterAll(() => server.stop());
 
   it('counts requests by method, route template and status', () => {
     expect(text).toContain('# TYPE http_requests_total counter');

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../support/http-harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestServer } from '../support/http-harness.js';
 
 interface ListedPet {
   readonly id: bigint;
@@ -16,18 +16,16 @@ function nextPath(link: string | null): string | undefined {
 }
 
 describe('listPets pagination', () => {
-  let server: TestServer;
+  const server = useTestServer();
   const statuses = ['available', 'pending', 'sold', undefined] as const;
 
   beforeAll(async () => {
-    server = await startTestServer();
     for (let i = 0; i < 23; i++) {
       const status = statuses[i % 4];
       const body = status === undefined ? `{"name":"p${i}","categoryId":${i}}` : `{"name":"p${i}","categoryId":${i},"status":"${status}"}`;
       expect((await server.createPet(body)).status).toBe(201);
     }
   });
-  afterAll(() => server.stop());
 
   async function followAll(firstPath: string): Promise<{ pages: ListedPet[][]; lastLink: string | null }> {
     const pages: ListedPet[][] = [];

@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../support/http-harness.js';
+import { describe, expect, it } from 'vitest';
+import { useTestServer } from '../support/http-harness.js';
 import { TEST_API_KEY } from '../support/test-config.js';
 
 interface RawExchange {
@@ -35,12 +35,7 @@ function rawExchange(url: string, chunks: readonly string[], pauseMs: number): P
 }
 
 describe('server limits', () => {
-  let server: TestServer;
-
-  beforeAll(async () => {
-    server = await startTestServer({ headersTimeoutMs: 300, requestTimeoutMs: 600, keepAliveTimeoutMs: 200, maxHeaderBytes: 4096 });
-  });
-  afterAll(() => server.stop());
+  const server = useTestServer({ headersTimeoutMs: 300, requestTimeoutMs: 600, keepAliveTimeoutMs: 200, maxHeaderBytes: 4096 });
 
   it('answers 431 to headers larger than the limit', async () => {
     const response = await fetch(`${server.url}/v1/pets`, {
@@ -94,12 +89,7 @@ describe('server limits', () => {
 });
 
 describe('response headers', () => {
-  let server: TestServer;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(() => server.stop());
+  const server = useTestServer();
 
   it.each([
     ['GET', '/v1/pets', false],

@@ -1,19 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../support/fake-clock.js';
-import { startTestServer, type TestServer } from '../support/http-harness.js';
+import { useTestServer } from '../support/http-harness.js';
 
 const SUNSET = Date.UTC(2030, 11, 5);
 
 describe('getPet around its sunset instant', () => {
-  let server: TestServer;
   const clock = new FakeClock(SUNSET - 1);
+  const server = useTestServer({}, { clock });
   let petPath: string;
 
   beforeAll(async () => {
-    server = await startTestServer({}, { clock });
     petPath = (await server.createPet('{"name":"Rex","categoryId":1}')).headers.get('location')!;
   });
-  afterAll(() => server.stop());
 
   it('still answers 200 one millisecond before the sunset', async () => {
     clock.set(SUNSET - 1);

@@ -1,5 +1,5 @@
 import { parse } from 'lossless-json';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import type { AppConfig } from '../../src/config.js';
 import { startService, type RunningService, type StartOptions, type StopResult } from '../../src/start-service.js';
 import { dropTestDatabase, freshMongoSettings } from './mongo-test-db.js';
@@ -72,6 +72,43 @@ export async function startTestServer(
       const result = await service.stop();
       if (config.storage === 'mongodb') await dropTestDatabase(config.mongodb);
       return result;
+    },
+  };
+}
+
+/**
+ * Starts a test server before the tests of the enclosing file or describe and stops it after them.
+ * The returned server delegates to the running one; using it outside that span throws.
+ */
+export function useTestServer(overrides: Partial<AppConfig> = {}, options: StartOptions = {}): TestServer {
+  let running: TestServer | undefined;
+  beforeAll(async () => {
+    running = await startTestServer(overrides, options);
+  });
+  afterAll(async () => {
+    await running?.stop();
+    running = undefined;
+  });
+  const current = (): TestServer => {
+    if (running === undefined) {
+      throw new Error('useTestServer: the server runs only from its beforeAll to its afterAll; use it in a test or a later hook');
+    }
+    return running;
+  };
+  return {
+    get service() {
+      return current().service;
+    },
+    get url() {
+      return current().url;
+    },
+    request: (method, path, requestOptions) => current().request(method, path, requestOptions),
+    createPet: (json) => current().createPet(json),
+    // Stopped early, it is not stopped again in afterAll.
+    stop: () => {
+      const server = current();
+      running = undefined;
+      return server.stop();
     },
   };
 }
