@@ -30,7 +30,7 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export interface ErrorBody {
   /** Machine-readable error code, stable snake_case (listed in the README). */
-  readonly code: 'validation_failed' | 'missing_api_key' | 'invalid_api_key' | 'pet_not_found' | 'storage_unavailable' | 'malformed_request' | 'malformed_json' | 'invalid_cursor' | 'invalid_idempotency_key' | 'not_found' | 'method_not_allowed' | 'request_timeout' | 'idempotency_key_in_use' | 'operation_removed' | 'idempotency_key_reused' | 'payload_too_large' | 'unsupported_media_type' | 'rate_limited' | 'headers_too_large' | 'internal_error' | 'not_implemented';
+  readonly code: ErrorCode;
   /** Human-readable description. */
   readonly message: string;
   /** The HTTP status code of the response. (minimum -9007199254740991; maximum 9007199254740991) */
