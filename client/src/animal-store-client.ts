@@ -19,7 +19,7 @@ export interface AnimalStoreClientOptions {
   readonly fetch?: FetchLike;
   /** Retries of network failures and 503 (every call) and of 409 in progress (createPet). */
   readonly retry?: RetryOptions;
-  /** Longest one attempt may take, the response body included; then it counts as a network failure. Default 30000 ms. */
+  /** Longest one attempt may take, the response body included; then it counts as a network failure. Default 10000 ms. */
   readonly timeoutMs?: number;
 }
 
@@ -63,7 +63,7 @@ export class AnimalStoreClient {
     // Called through globalThis: browsers refuse a fetch detached from window ("Illegal invocation").
     this.#fetch = options.fetch ?? ((url, init) => globalThis.fetch(url, init));
     this.#retry = resolveRetryPolicy(options.retry);
-    this.#timeoutMs = options.timeoutMs ?? 30_000;
+    this.#timeoutMs = options.timeoutMs ?? 10_000;
     if (!(this.#timeoutMs > 0)) throw new RangeError('timeoutMs must be a number above 0');
   }
 
