@@ -14,11 +14,12 @@ export const REGENERATE_COMMAND = 'UPDATE_CONTRACT=1 npx vitest run --project me
 
 const OPERATION_IDS = ['listPets', 'createPet', 'getPet'] as const;
 
-// Keywords that describe or constrain a value without changing its TypeScript type.
+// Keywords typeOf translates, and those that describe or constrain a value without changing its TypeScript type.
 const ANNOTATIONS = new Set([
   'description', 'title', 'examples', 'example', 'default', 'format', 'minLength', 'maxLength', 'pattern',
   'minimum', 'maximum', 'additionalProperties', 'required', 'properties', 'type', 'enum', 'items', '$ref',
-  'deprecated', 'readOnly', 'writeOnly', 'minItems', 'maxItems',
+  'deprecated', 'readOnly', 'writeOnly', 'minItems', 'maxItems', 'uniqueItems', 'multipleOf', 'exclusiveMinimum',
+  'exclusiveMaximum', '$comment',
 ]);
 
 export function generateContract(document: unknown): string {

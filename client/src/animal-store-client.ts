@@ -57,7 +57,7 @@ export class AnimalStoreClient {
 
   constructor(options: AnimalStoreClientOptions) {
     const base = new URL(options.baseUrl);
-    this.#base = base.href.replace(/\/+$/, '');
+    this.#base = `${base.origin}${base.pathname.replace(/\/+$/, '')}`;
     this.#origin = base.origin;
     this.#apiKey = options.apiKey;
     // Called through globalThis: browsers refuse a fetch detached from window ("Illegal invocation").
