@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-// The HTTP suite runs twice: on memory storage, and on MongoDB with every other MongoDB test.
+// The HTTP and client suites run twice: on memory storage, and on MongoDB with every other MongoDB test.
 const mongoOnly = ['test/adapters/mongo-*.test.ts'];
 
 export default defineConfig({
@@ -19,7 +19,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'mongodb',
-          include: ['test/http/**/*.test.ts', ...mongoOnly],
+          include: ['test/http/**/*.test.ts', 'test/client/**/*.test.ts', ...mongoOnly],
           provide: { storage: 'mongodb' },
           globalSetup: ['./test/support/mongo-global-setup.ts'],
           // Every file starts its own services and databases; sharing the module cache between files

@@ -13,6 +13,11 @@ export interface TcpProxy {
   up(): Promise<void>;
   /** Resets every connection and stops listening. */
   down(): Promise<void>;
+  /**
+   * Loses the next `count` replies on the way back: each request is relayed to the server, and when the
+   * server's reply arrives the client's connection is reset instead (a lost response).
+   */
+  dropResponses(count: number): void;
 }
 
 export async function createTcpProxy(targetUrl: string): Promise<TcpProxy> {
@@ -20,6 +25,7 @@ export async function createTcpProxy(targetUrl: string): Promise<TcpProxy> {
   const target = relayed(targetUrl, port);
   const sockets = new Set<net.Socket>();
   let server: net.Server | undefined;
+  let responsesToDrop = 0;
   const track = (socket: net.Socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
@@ -34,6 +40,13 @@ export async function createTcpProxy(targetUrl: string): Promise<TcpProxy> {
         track(upstream);
         client.on('error', () => upstream.destroy());
         upstream.on('error', () => client.destroy());
+        // Registered before the pipe, so a dropped reply's first bytes never reach the client.
+        upstream.on('data', () => {
+          if (responsesToDrop === 0) return;
+          responsesToDrop--;
+          client.resetAndDestroy();
+          upstream.destroy();
+        });
         client.pipe(upstream).pipe(client);
       });
       server = relay;
@@ -48,14 +61,25 @@ export async function createTcpProxy(targetUrl: string): Promise<TcpProxy> {
       for (const socket of sockets) socket.resetAndDestroy();
       if (relay !== undefined) await new Promise<void>((resolve) => relay.close(() => resolve()));
     },
+    dropResponses(count) {
+      responsesToDrop = count;
+    },
   };
 }
 
-/** The single host of a mongodb:// URL, and the same URL (credentials, options) pointed at the relay. */
+/**
+ * The single host of a mongodb:// URL, and the same URL (credentials, options) pointed at the relay; or
+ * of an http:// URL (a test server), pointed at the relay.
+ */
 function relayed(url: string, relayPort: number): { host: string; port: number; url: string } {
   let parsed: URL;
   try {
     parsed = new URL(url);
+    if (parsed.protocol === 'http:') {
+      const target = { host: parsed.hostname.replace(/^\[|\]$/g, ''), port: Number(parsed.port || 80) };
+      parsed.host = `127.0.0.1:${relayPort}`;
+      return { ...target, url: parsed.href.replace(/\/$/, '') };
+    }
     if (parsed.protocol !== 'mongodb:' || parsed.hostname === '' || parsed.hostname.includes(',')) throw new Error('not single-host mongodb://');
   } catch {
     throw new Error('Outage tests relay a single-host mongodb:// URL, and the MongoDB URL of this run is not one');
