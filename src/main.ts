@@ -1,4 +1,5 @@
-import { ConfigError, loadConfig, type AppConfig } from './config.js';
+import { ConfigError, type AppConfig } from './config.js';
+import { loadConfig } from './load-config.js';
 import { createLogger, type Logger } from './logger.js';
 import { startService, type RunningService } from './start-service.js';
 

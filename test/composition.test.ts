@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.js';
 import { ConfigError } from '../src/config.js';
+import { loadConfig } from '../src/load-config.js';
 import { startService, type RunningService } from '../src/start-service.js';
 
 describe('the composition root', () => {
