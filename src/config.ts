@@ -48,7 +48,10 @@ export const configSchema = z.strictObject({
   metrics: z.enum(['on', 'off']).default('on'),
   // Unset: /metrics is served on the API port.
   metricsPort: integer(0, 65535).optional(),
+  // Counts from the signal: the whole shutdown, grace included, ends by then.
   shutdownTimeoutMs: milliseconds.default(10_000),
+  // After the signal: unready but still accepting and answering, so a load balancer can stop routing first.
+  shutdownGraceMs: integer(0, 3_600_000).default(5000),
   maxHeaderBytes: integer(1024, 1024 * 1024).default(16 * 1024),
   headersTimeoutMs: milliseconds.default(10_000),
   requestTimeoutMs: milliseconds.default(30_000),
@@ -58,6 +61,9 @@ export const configSchema = z.strictObject({
   // Node refuses a headers timeout longer than the request timeout.
   if (config.headersTimeoutMs > config.requestTimeoutMs) {
     check.addIssue({ code: 'custom', path: ['headersTimeoutMs'], message: 'must not exceed HTTP_REQUEST_TIMEOUT_MS' });
+  }
+  if (config.shutdownGraceMs >= config.shutdownTimeoutMs) {
+    check.addIssue({ code: 'custom', path: ['shutdownGraceMs'], message: 'must be less than SHUTDOWN_TIMEOUT_MS (both count from the signal)' });
   }
   if (config.metricsPort !== undefined && config.metricsPort !== 0 && config.metricsPort === config.port) {
     check.addIssue({ code: 'custom', path: ['metricsPort'], message: 'must differ from PORT (leave it unset to serve /metrics on PORT)' });
@@ -89,6 +95,7 @@ export const ENV_OVERRIDES: Readonly<Record<string, string>> = {
   metrics: 'METRICS',
   metricsPort: 'METRICS_PORT',
   shutdownTimeoutMs: 'SHUTDOWN_TIMEOUT_MS',
+  shutdownGraceMs: 'SHUTDOWN_GRACE_MS',
   maxHeaderBytes: 'HTTP_MAX_HEADER_BYTES',
   headersTimeoutMs: 'HTTP_HEADERS_TIMEOUT_MS',
   requestTimeoutMs: 'HTTP_REQUEST_TIMEOUT_MS',

@@ -33,6 +33,7 @@ function stopOnSignals(service: RunningService, logger: Logger): void {
     }
     stopping = true;
     logger.info({ signal }, 'shutting down: draining requests');
+    logger.flush();
     void service.stop().then(({ forced, durationMs }) => {
       logger[forced ? 'warn' : 'info']({ forced, durationMs }, forced ? 'stopped at the deadline' : 'stopped');
       process.exit(forced ? 1 : 0);
