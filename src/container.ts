@@ -93,15 +93,14 @@ export function compose(config: AppConfig, runtime: Runtime): Container {
 
 function bindStorage(container: Container, config: AppConfig, runtime: Runtime): void {
   switch (config.storage) {
-    case 'memory':
+    case 'memory': {
       container.bind(TOKENS.petRepository).toConstantValue(new InMemoryPetRepository());
-      container
-        .bind(TOKENS.idempotencyStore)
-        .toResolvedValue((clock: Clock) => new InMemoryIdempotencyStore(() => clock.now()), [TOKENS.clock]);
-      container
-        .bind(TOKENS.rateLimits)
-        .toResolvedValue((clock: Clock) => inMemoryRateLimits(rateLimitSettings(config), () => clock.now()), [TOKENS.clock]);
+      const idempotencyStore = (clock: Clock) => new InMemoryIdempotencyStore(() => clock.now());
+      container.bind(TOKENS.idempotencyStore).toResolvedValue(idempotencyStore, [TOKENS.clock]);
+      const rateLimits = (clock: Clock) => inMemoryRateLimits(rateLimitSettings(config), () => clock.now());
+      container.bind(TOKENS.rateLimits).toResolvedValue(rateLimits, [TOKENS.clock]);
       return;
+    }
     case 'mongodb':
       if (runtime.mongo === undefined) throw new Error('STORAGE=mongodb needs a MongoDB connection made before composing');
       container.bind(TOKENS.mongo).toConstantValue(runtime.mongo);

@@ -1,10 +1,10 @@
 import 'reflect-metadata';
-import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import { logUnexpectedError } from './adapters/http/observe-requests.js';
 import { connectMongo, type MongoConnection } from './adapters/mongo/connect-mongo.js';
 import { createIndexes } from './adapters/mongo/mongo-indexes.js';
-import { ConfigError, type AppConfig } from './config.js';
+import { apiKeysInForce, type ApiKeysInForce } from './api-keys-in-force.js';
+import type { AppConfig } from './config.js';
 import { compose, TOKENS } from './container.js';
 import { closingWhileDraining, drainHttp } from './drain-http.js';
 import { listenHttp, urlOf } from './listen-http.js';
@@ -40,20 +40,9 @@ export interface StartOptions {
   readonly logger?: Logger;
 }
 
-/** A fresh random API key: 256 bits, URL-safe. */
-export function newApiKey(): string {
-  return randomBytes(32).toString('base64url');
-}
-
 /** Composes the service from config and starts listening. */
 export async function startService(config: AppConfig, options: StartOptions = {}): Promise<RunningService> {
-  let generatedApiKey: string | undefined;
-  if (config.apiKeys.length === 0) {
-    if (config.appEnv === 'production') {
-      throw new ConfigError('Invalid setting API_KEYS: production needs at least one key (see npm run key:new)');
-    }
-    generatedApiKey = newApiKey();
-  }
+  const keys = apiKeysInForce(config);
   const logger = options.logger ?? (await createLogger(config));
   // Connected before composing, so resolution stays synchronous; an unreachable server does not stop start-up.
   const mongo =
@@ -63,7 +52,7 @@ export async function startService(config: AppConfig, options: StartOptions = {}
         )
       : undefined;
   try {
-    return await listenAll(config, { generatedApiKey, logger, mongo, clock: options.clock });
+    return await listenAll(config, { keys, logger, mongo, clock: options.clock });
   } catch (error) {
     await mongo?.close();
     throw error;
@@ -72,16 +61,16 @@ export async function startService(config: AppConfig, options: StartOptions = {}
 
 /** What startService prepared before composing. */
 interface Prepared {
-  readonly generatedApiKey: string | undefined;
+  readonly keys: ApiKeysInForce;
   readonly logger: Logger;
   readonly mongo: MongoConnection | undefined;
   readonly clock: Clock | undefined;
 }
 
-async function listenAll(config: AppConfig, { generatedApiKey, logger, mongo, clock }: Prepared): Promise<RunningService> {
+async function listenAll(config: AppConfig, { keys, logger, mongo, clock }: Prepared): Promise<RunningService> {
   let draining = false;
   const container = compose(config, {
-    apiKeys: generatedApiKey === undefined ? config.apiKeys : [generatedApiKey],
+    apiKeys: keys.apiKeys,
     logger,
     isDraining: () => draining,
     onUnexpectedError: logUnexpectedError(logger),
@@ -101,7 +90,7 @@ async function listenAll(config: AppConfig, { generatedApiKey, logger, mongo, cl
     server,
     url: urlOf(server, config.host),
     ...(metricsServer === undefined ? {} : { metricsUrl: urlOf(metricsServer, config.host) }),
-    ...(generatedApiKey === undefined ? {} : { generatedApiKey }),
+    ...(keys.generatedApiKey === undefined ? {} : { generatedApiKey: keys.generatedApiKey }),
     stop: async () => {
       const started = performance.now();
       draining = true;
