@@ -182,7 +182,8 @@ const POST = SLOW_POST_HEAD + BODY;
 
 describe('a shutdown that loses nothing that arrived', () => {
   it('answers every request sent before SIGTERM, even those still queued when the signal lands', async () => {
-    const child = await startChild({ SHUTDOWN_GRACE_MS: '300', SHUTDOWN_TIMEOUT_MS: '5000' });
+    // The grace only has to outlast reading the queued requests; generous, for a loaded machine.
+    const child = await startChild({ SHUTDOWN_GRACE_MS: '1000', SHUTDOWN_TIMEOUT_MS: '5000' });
     // Stopped, the process accepts nothing: the connections wait in the kernel's queue, their requests in its buffers.
     child.process.kill('SIGSTOP');
     const clients = Array.from({ length: 5 }, () => rawConnection(child.port));
@@ -191,10 +192,11 @@ describe('a shutdown that loses nothing that arrived', () => {
     child.process.kill('SIGTERM');
     child.process.kill('SIGCONT');
 
+    // Whether a request is read before or after the signal handler runs is up to the event loop: either way
+    // it is answered (those read after carry Connection: close), and the server closes every connection.
     const errors = await Promise.all(clients.map(({ closed }) => closed));
     const answers = clients.map(({ received }) => statuses(received()));
     expect({ errors, answers }).toEqual({ errors: Array(5).fill(undefined), answers: Array(5).fill([201]) });
-    for (const { received } of clients) expect(received()).toMatch(CLOSE);
     expect(await child.exited).toBe(0);
   });
 });
