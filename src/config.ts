@@ -1,11 +1,10 @@
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+
+// The settings: each one's type, range and default, and the variable that overrides it. load-config.ts reads them.
 
 export const APP_ENVS = ['local', 'staging', 'production'] as const;
 
 const DAY_MS = 24 * 3600 * 1000;
-const CONFIG_DIR = fileURLToPath(new URL('../config/', import.meta.url));
 
 const baseUrl = z
   .url({ protocol: /^https?$/ })
@@ -27,7 +26,7 @@ const origin = z
   });
 
 /** Each setting with the environment variable that overrides it; the file key is the same without the prefix. */
-const configSchema = z.strictObject({
+export const configSchema = z.strictObject({
   appEnv: z.enum(APP_ENVS),
   baseUrl,
   port: integer(0, 65535),
@@ -49,7 +48,10 @@ const configSchema = z.strictObject({
   metrics: z.enum(['on', 'off']).default('on'),
   // Unset: /metrics is served on the API port.
   metricsPort: integer(0, 65535).optional(),
+  // Counts from the signal: the whole shutdown, grace included, ends by then.
   shutdownTimeoutMs: milliseconds.default(10_000),
+  // After the signal: unready but still accepting and answering, so a load balancer can stop routing first.
+  shutdownGraceMs: integer(0, 3_600_000).default(5000),
   maxHeaderBytes: integer(1024, 1024 * 1024).default(16 * 1024),
   headersTimeoutMs: milliseconds.default(10_000),
   requestTimeoutMs: milliseconds.default(30_000),
@@ -59,6 +61,9 @@ const configSchema = z.strictObject({
   // Node refuses a headers timeout longer than the request timeout.
   if (config.headersTimeoutMs > config.requestTimeoutMs) {
     check.addIssue({ code: 'custom', path: ['headersTimeoutMs'], message: 'must not exceed HTTP_REQUEST_TIMEOUT_MS' });
+  }
+  if (config.shutdownGraceMs >= config.shutdownTimeoutMs) {
+    check.addIssue({ code: 'custom', path: ['shutdownGraceMs'], message: 'must be less than SHUTDOWN_TIMEOUT_MS (both count from the signal)' });
   }
   if (config.metricsPort !== undefined && config.metricsPort !== 0 && config.metricsPort === config.port) {
     check.addIssue({ code: 'custom', path: ['metricsPort'], message: 'must differ from PORT (leave it unset to serve /metrics on PORT)' });
@@ -73,41 +78,8 @@ export type AppConfig = Readonly<z.infer<typeof configSchema>> & {
 /** Names the setting at fault in one line; main prints it and exits. */
 export class ConfigError extends Error {}
 
-type Env = Readonly<Record<string, string | undefined>>;
-
-/** Reads config/<APP_ENV>.json, applies environment overrides, validates and freezes. */
-export function loadConfig(env: Env = process.env): AppConfig {
-  const appEnv = env.APP_ENV === undefined || env.APP_ENV === '' ? 'local' : env.APP_ENV;
-  if (!(APP_ENVS as readonly string[]).includes(appEnv)) {
-    throw new ConfigError(`Invalid setting APP_ENV: must be one of ${APP_ENVS.join(', ')} (got "${appEnv}")`);
-  }
-  const file = readConfigFile(appEnv);
-  const merged = { ...withEnvOverrides(file, env), appEnv };
-  const parsed = configSchema.safeParse(merged);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new ConfigError(`Invalid setting ${settingName(issue.path)}: ${issue.message}`);
-  }
-  const servers = {
-    production: String(readConfigFile('production').baseUrl),
-    staging: String(readConfigFile('staging').baseUrl),
-  };
-  return deepFreeze({ ...parsed.data, servers });
-}
-
-function readConfigFile(appEnv: string): Record<string, unknown> {
-  const path = `${CONFIG_DIR}${appEnv}.json`;
-  try {
-    const data: unknown = JSON.parse(readFileSync(path, 'utf8'));
-    if (!isObject(data)) throw new Error('not a JSON object');
-    return data;
-  } catch (error) {
-    throw new ConfigError(`Invalid config file ${path}: ${(error as Error).message}`);
-  }
-}
-
 /** Every setting an environment variable overrides: its path in the config file, and the variable. */
-const ENV_OVERRIDES: Readonly<Record<string, string>> = {
+export const ENV_OVERRIDES: Readonly<Record<string, string>> = {
   port: 'PORT',
   host: 'HOST',
   storage: 'STORAGE',
@@ -123,6 +95,7 @@ const ENV_OVERRIDES: Readonly<Record<string, string>> = {
   metrics: 'METRICS',
   metricsPort: 'METRICS_PORT',
   shutdownTimeoutMs: 'SHUTDOWN_TIMEOUT_MS',
+  shutdownGraceMs: 'SHUTDOWN_GRACE_MS',
   maxHeaderBytes: 'HTTP_MAX_HEADER_BYTES',
   headersTimeoutMs: 'HTTP_HEADERS_TIMEOUT_MS',
   requestTimeoutMs: 'HTTP_REQUEST_TIMEOUT_MS',
@@ -131,41 +104,4 @@ const ENV_OVERRIDES: Readonly<Record<string, string>> = {
 };
 
 /** Comma-separated variables; for them an empty value means an empty list, not "unset". */
-const LIST_SETTINGS = new Set(['apiKeys', 'corsOrigins']);
-
-function withEnvOverrides(file: Record<string, unknown>, env: Env): Record<string, unknown> {
-  const merged: Record<string, unknown> = { ...file, mongodb: isObject(file.mongodb) ? { ...file.mongodb } : {} };
-  for (const [path, name] of Object.entries(ENV_OVERRIDES)) {
-    const raw = env[name];
-    const isList = LIST_SETTINGS.has(path);
-    if (raw === undefined || (raw === '' && !isList)) continue;
-    const [head, tail] = path.split('.') as [string, string | undefined];
-    if (tail === undefined) merged[head] = isList ? splitList(raw) : raw;
-    else (merged[head] as Record<string, unknown>)[tail] = raw;
-  }
-  return merged;
-}
-
-function settingName(path: readonly PropertyKey[]): string {
-  const key = path.filter((part) => typeof part === 'string').join('.');
-  return ENV_OVERRIDES[key] ?? (key || 'config');
-}
-
-function splitList(value: string): string[] {
-  return value
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter((entry) => entry.length > 0);
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null) {
-    for (const inner of Object.values(value)) deepFreeze(inner);
-    Object.freeze(value);
-  }
-  return value;
-}
+export const LIST_SETTINGS = new Set(['apiKeys', 'corsOrigins']);

@@ -1,9 +1,8 @@
 import { Container, type ServiceIdentifier } from 'inversify';
 import type Koa from 'koa';
-import type { Context } from 'koa';
 import { SystemClock } from './adapters/clock/system-clock.js';
 import { HashedApiKeyVerifier } from './adapters/keys/hashed-api-key-verifier.js';
-import { createHttpApp } from './adapters/http/create-http-app.js';
+import { createHttpApp, type HttpAppDeps } from './adapters/http/create-http-app.js';
 import type { Readiness } from './adapters/http/health-routes.js';
 import type { IdempotencyStore } from './ports/idempotency-store.js';
 import { InMemoryIdempotencyStore } from './adapters/memory/in-memory-idempotency-store.js';
@@ -25,15 +24,12 @@ import type { RateLimits, RateLimitSettings } from './ports/rate-limiter.js';
 
 /** Typed tokens for every binding; the only place string-free DI ids are defined. */
 export const TOKENS = {
-  config: Symbol('config') as ServiceIdentifier<AppConfig>,
-  apiKeys: Symbol('apiKeys') as ServiceIdentifier<readonly string[]>,
   mongo: Symbol('mongo') as ServiceIdentifier<MongoConnection>,
   petRepository: Symbol('petRepository') as ServiceIdentifier<PetRepository>,
   apiKeyVerifier: Symbol('apiKeyVerifier') as ServiceIdentifier<ApiKeyVerifier>,
   petCatalog: Symbol('petCatalog') as ServiceIdentifier<PetCatalog>,
   readiness: Symbol('readiness') as ServiceIdentifier<Readiness>,
   clock: Symbol('clock') as ServiceIdentifier<Clock>,
-  onUnexpectedError: Symbol('onUnexpectedError') as ServiceIdentifier<(error: unknown, ctx: Context) => void>,
   idempotencyStore: Symbol('idempotencyStore') as ServiceIdentifier<IdempotencyStore>,
   rateLimits: Symbol('rateLimits') as ServiceIdentifier<RateLimits>,
   logger: Symbol('logger') as ServiceIdentifier<Logger>,
@@ -47,7 +43,7 @@ export const TOKENS = {
 export interface Runtime {
   /** The API key entries in force: the configured ones, or the one main generated for local use. */
   readonly apiKeys: readonly string[];
-  readonly onUnexpectedError: (error: unknown, ctx: Context) => void;
+  readonly onUnexpectedError: HttpAppDeps['onUnexpectedError'];
   readonly logger: Logger;
   /** True once shutdown began: readiness then answers 503 whatever storage says. */
   readonly isDraining: () => boolean;
@@ -60,95 +56,51 @@ export interface Runtime {
 /** Binds every port to the adapter the config selects. Resolution is synchronous: connections are made before. */
 export function compose(config: AppConfig, runtime: Runtime): Container {
   const container = new Container({ defaultScope: 'Singleton' });
-  container.bind(TOKENS.config).toConstantValue(config);
-  container.bind(TOKENS.apiKeys).toConstantValue(runtime.apiKeys);
-  container.bind(TOKENS.onUnexpectedError).toConstantValue(runtime.onUnexpectedError);
   container.bind(TOKENS.logger).toConstantValue(runtime.logger);
   container.bind(TOKENS.clock).toConstantValue(runtime.clock ?? new SystemClock());
   bindStorage(container, config, runtime);
-  container
-    .bind(TOKENS.apiKeyVerifier)
-    .toResolvedValue((keys: readonly string[]) => new HashedApiKeyVerifier(keys), [TOKENS.apiKeys]);
-  container
-    .bind(TOKENS.petCatalog)
-    .toResolvedValue(
-      (pets: PetRepository, keys: ApiKeyVerifier) => new PetCatalog(pets, keys),
-      [TOKENS.petRepository, TOKENS.apiKeyVerifier],
-    );
-  container
-    .bind(TOKENS.readiness)
-    .toResolvedValue(
-      (pets: PetRepository): Readiness => ({ isReady: async () => !runtime.isDraining() && pets.isReachable() }),
-      [TOKENS.petRepository],
-    );
-  container
-    .bind(TOKENS.metrics)
-    .toResolvedValue(
-      (pets: PetRepository) => (config.metrics === 'on' ? new HttpMetrics(() => pets.count()) : undefined),
-      [TOKENS.petRepository],
-    );
+  container.bind(TOKENS.apiKeyVerifier).toResolvedValue(() => new HashedApiKeyVerifier(runtime.apiKeys));
+  const catalog = (pets: PetRepository, keys: ApiKeyVerifier) => new PetCatalog(pets, keys);
+  container.bind(TOKENS.petCatalog).toResolvedValue(catalog, [TOKENS.petRepository, TOKENS.apiKeyVerifier]);
+  const readiness = (pets: PetRepository): Readiness => ({ isReady: async () => !runtime.isDraining() && pets.isReachable() });
+  container.bind(TOKENS.readiness).toResolvedValue(readiness, [TOKENS.petRepository]);
+  const metrics = (pets: PetRepository) => (config.metrics === 'on' ? new HttpMetrics(() => pets.count()) : undefined);
+  container.bind(TOKENS.metrics).toResolvedValue(metrics, [TOKENS.petRepository]);
+  // What composing knows already (config, runtime) is passed as is; only ports and adapters are resolved.
+  const httpApp = (catalog: PetCatalog, readiness: Readiness, clock: Clock, store: IdempotencyStore, rateLimits: RateLimits, metrics?: HttpMetrics) =>
+    createHttpApp({
+      catalog,
+      readiness,
+      clock,
+      rateLimits,
+      metrics,
+      idempotency: { store, clock, ttlMs: config.idempotencyTtlMs },
+      servers: config.servers,
+      corsOrigins: config.corsOrigins,
+      metricsOnApiPort: config.metricsPort === undefined,
+      onUnexpectedError: runtime.onUnexpectedError,
+      logger: runtime.logger,
+    });
   container
     .bind(TOKENS.httpApp)
-    .toResolvedValue(
-      (
-        config: AppConfig,
-        catalog: PetCatalog,
-        readiness: Readiness,
-        clock: Clock,
-        store: IdempotencyStore,
-        rateLimits: RateLimits,
-        onUnexpectedError: Runtime['onUnexpectedError'],
-        logger: Logger,
-        metrics: HttpMetrics | undefined,
-      ) =>
-        createHttpApp({
-          catalog,
-          readiness,
-          clock,
-          servers: config.servers,
-          idempotency: { store, clock, ttlMs: config.idempotencyTtlMs },
-          rateLimits,
-          onUnexpectedError,
-          logger,
-          metrics,
-          metricsOnApiPort: config.metricsPort === undefined,
-          corsOrigins: config.corsOrigins,
-        }),
-      [
-        TOKENS.config,
-        TOKENS.petCatalog,
-        TOKENS.readiness,
-        TOKENS.clock,
-        TOKENS.idempotencyStore,
-        TOKENS.rateLimits,
-        TOKENS.onUnexpectedError,
-        TOKENS.logger,
-        TOKENS.metrics,
-      ],
-    );
-  container
-    .bind(TOKENS.metricsApp)
-    .toResolvedValue(
-      (metrics: HttpMetrics | undefined, logger: Logger) =>
-        metrics === undefined || config.metricsPort === undefined
-          ? undefined
-          : createMetricsApp(metrics, (error) => logger.error({ err: error }, 'unexpected error on the metrics port')),
-      [TOKENS.metrics, TOKENS.logger],
-    );
+    .toResolvedValue(httpApp, [TOKENS.petCatalog, TOKENS.readiness, TOKENS.clock, TOKENS.idempotencyStore, TOKENS.rateLimits, TOKENS.metrics]);
+  const onMetricsError = (error: unknown) => runtime.logger.error({ err: error }, 'unexpected error on the metrics port');
+  const metricsApp = (metrics?: HttpMetrics) =>
+    metrics === undefined || config.metricsPort === undefined ? undefined : createMetricsApp(metrics, onMetricsError);
+  container.bind(TOKENS.metricsApp).toResolvedValue(metricsApp, [TOKENS.metrics]);
   return container;
 }
 
 function bindStorage(container: Container, config: AppConfig, runtime: Runtime): void {
   switch (config.storage) {
-    case 'memory':
+    case 'memory': {
       container.bind(TOKENS.petRepository).toConstantValue(new InMemoryPetRepository());
-      container
-        .bind(TOKENS.idempotencyStore)
-        .toResolvedValue((clock: Clock) => new InMemoryIdempotencyStore(() => clock.now()), [TOKENS.clock]);
-      container
-        .bind(TOKENS.rateLimits)
-        .toResolvedValue((clock: Clock) => inMemoryRateLimits(rateLimitSettings(config), () => clock.now()), [TOKENS.clock]);
+      const idempotencyStore = (clock: Clock) => new InMemoryIdempotencyStore(() => clock.now());
+      container.bind(TOKENS.idempotencyStore).toResolvedValue(idempotencyStore, [TOKENS.clock]);
+      const rateLimits = (clock: Clock) => inMemoryRateLimits(rateLimitSettings(config), () => clock.now());
+      container.bind(TOKENS.rateLimits).toResolvedValue(rateLimits, [TOKENS.clock]);
       return;
+    }
     case 'mongodb':
       if (runtime.mongo === undefined) throw new Error('STORAGE=mongodb needs a MongoDB connection made before composing');
       container.bind(TOKENS.mongo).toConstantValue(runtime.mongo);

@@ -1,4 +1,5 @@
-import { ConfigError, loadConfig, type AppConfig } from './config.js';
+import { ConfigError, type AppConfig } from './config.js';
+import { loadConfig } from './load-config.js';
 import { createLogger, type Logger } from './logger.js';
 import { startService, type RunningService } from './start-service.js';
 
@@ -32,6 +33,7 @@ function stopOnSignals(service: RunningService, logger: Logger): void {
     }
     stopping = true;
     logger.info({ signal }, 'shutting down: draining requests');
+    logger.flush();
     void service.stop().then(({ forced, durationMs }) => {
       logger[forced ? 'warn' : 'info']({ forced, durationMs }, forced ? 'stopped at the deadline' : 'stopped');
       process.exit(forced ? 1 : 0);

@@ -1,13 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { InMemoryIdempotencyStore } from '../src/adapters/memory/in-memory-idempotency-store.js';
+import { InMemoryRateLimiter } from '../src/adapters/memory/in-memory-rate-limiter.js';
 import { ConfigError } from '../src/config.js';
+import { loadConfig } from '../src/load-config.js';
 import { startService, type RunningService } from '../src/start-service.js';
+
+// No load balancer routes to these: stop() need not wait for one to notice.
+const NO_GRACE = { SHUTDOWN_GRACE_MS: '0' };
 
 describe('the composition root', () => {
   let service: RunningService;
 
   beforeAll(async () => {
-    service = await startService(loadConfig({ PORT: '0', HOST: '127.0.0.1' }));
+    service = await startService(loadConfig({ PORT: '0', HOST: '127.0.0.1', ...NO_GRACE }));
   });
   afterAll(() => service.stop());
 
@@ -24,5 +29,31 @@ describe('the composition root', () => {
     const config = loadConfig({ APP_ENV: 'production', STORAGE: 'memory', PORT: '0' });
     await expect(startService(config)).rejects.toThrowError(ConfigError);
     await expect(startService(config)).rejects.toThrowError(/API_KEYS/);
+  });
+});
+
+describe('stopping the composed service', () => {
+  it('stops the background work of both rate limits and the idempotency store, once HTTP has stopped', async () => {
+    const running = await startService(loadConfig({ PORT: '0', HOST: '127.0.0.1', ...NO_GRACE }));
+    const closed: string[] = [];
+    const observe = (prototype: { close(): Promise<void> }, name: string) => {
+      const close = prototype.close;
+      vi.spyOn(prototype, 'close').mockImplementation(function (this: unknown) {
+        closed.push(`${name} (listening: ${running.server.listening})`);
+        return close.call(this);
+      });
+    };
+    observe(InMemoryRateLimiter.prototype, 'rate limiter');
+    observe(InMemoryIdempotencyStore.prototype, 'idempotency store');
+    try {
+      expect(await running.stop()).toMatchObject({ forced: false });
+    } finally {
+      vi.restoreAllMocks();
+    }
+    expect(closed.sort()).toEqual([
+      'idempotency store (listening: false)',
+      'rate limiter (listening: false)',
+      'rate limiter (listening: false)',
+    ]);
   });
 });

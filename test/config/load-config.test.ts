@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError } from '../../src/config.js';
+import { loadConfig } from '../../src/load-config.js';
 
 describe('loadConfig', () => {
   it('gives local development defaults when APP_ENV is unset', () => {
@@ -50,6 +51,10 @@ describe('loadConfig', () => {
     [{ METRICS_PORT: '3000' }, 'METRICS_PORT'],
     [{ METRICS_PORT: 'nine' }, 'METRICS_PORT'],
     [{ SHUTDOWN_TIMEOUT_MS: '0' }, 'SHUTDOWN_TIMEOUT_MS'],
+    [{ SHUTDOWN_GRACE_MS: '-1' }, 'SHUTDOWN_GRACE_MS'],
+    [{ SHUTDOWN_GRACE_MS: '0.5' }, 'SHUTDOWN_GRACE_MS'],
+    [{ SHUTDOWN_GRACE_MS: '10000' }, 'SHUTDOWN_GRACE_MS'],
+    [{ SHUTDOWN_GRACE_MS: '3000', SHUTDOWN_TIMEOUT_MS: '2000' }, 'SHUTDOWN_GRACE_MS'],
     [{ HTTP_MAX_HEADER_BYTES: '100' }, 'HTTP_MAX_HEADER_BYTES'],
     [{ HTTP_HEADERS_TIMEOUT_MS: '40000', HTTP_REQUEST_TIMEOUT_MS: '30000' }, 'HTTP_HEADERS_TIMEOUT_MS'],
     [{ HTTP_KEEP_ALIVE_TIMEOUT_MS: '1.5' }, 'HTTP_KEEP_ALIVE_TIMEOUT_MS'],
@@ -61,11 +66,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig(env)).toThrowError(new RegExp(`^Invalid setting ${setting}: `));
   });
 
-  it('has the operational defaults: info logs, metrics on the API port, 10 s shutdown, bounded HTTP, CORS off', () => {
+  it('has the operational defaults: info logs, metrics on the API port, 5 s grace within a 10 s shutdown, bounded HTTP, CORS off', () => {
     expect(loadConfig({})).toMatchObject({
       logLevel: 'info',
       metrics: 'on',
       shutdownTimeoutMs: 10_000,
+      shutdownGraceMs: 5_000,
       maxHeaderBytes: 16_384,
       headersTimeoutMs: 10_000,
       requestTimeoutMs: 30_000,
@@ -84,6 +90,7 @@ describe('loadConfig', () => {
       METRICS: 'off',
       METRICS_PORT: '9100',
       SHUTDOWN_TIMEOUT_MS: '2500',
+      SHUTDOWN_GRACE_MS: '0',
       HTTP_MAX_HEADER_BYTES: '8192',
       HTTP_HEADERS_TIMEOUT_MS: '5000',
       HTTP_REQUEST_TIMEOUT_MS: '20000',
@@ -96,6 +103,7 @@ describe('loadConfig', () => {
       metrics: 'off',
       metricsPort: 9100,
       shutdownTimeoutMs: 2500,
+      shutdownGraceMs: 0,
       maxHeaderBytes: 8192,
       headersTimeoutMs: 5000,
       requestTimeoutMs: 20_000,

@@ -21,6 +21,8 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     logFormat: 'json',
     metrics: 'on',
     shutdownTimeoutMs: 10_000,
+    // No load balancer routes to a test server: stop() drains at once.
+    shutdownGraceMs: 0,
     maxHeaderBytes: 16 * 1024,
     headersTimeoutMs: 10_000,
     requestTimeoutMs: 30_000,

@@ -1,0 +1,24 @@
+import { randomBytes } from 'node:crypto';
+import { ConfigError, type AppConfig } from './config.js';
+
+export interface ApiKeysInForce {
+  /** The API key entries the service accepts. */
+  readonly apiKeys: readonly string[];
+  /** The key generated when none was configured (outside production only), to show once. */
+  readonly generatedApiKey?: string;
+}
+
+/** The configured API keys; with none, a key generated for this run, except in production, which refuses to start. */
+export function apiKeysInForce(config: Pick<AppConfig, 'apiKeys' | 'appEnv'>): ApiKeysInForce {
+  if (config.apiKeys.length > 0) return { apiKeys: config.apiKeys };
+  if (config.appEnv === 'production') {
+    throw new ConfigError('Invalid setting API_KEYS: production needs at least one key (see npm run key:new)');
+  }
+  const generatedApiKey = newApiKey();
+  return { apiKeys: [generatedApiKey], generatedApiKey };
+}
+
+/** A fresh random API key: 256 bits, URL-safe. */
+export function newApiKey(): string {
+  return randomBytes(32).toString('base64url');
+}
