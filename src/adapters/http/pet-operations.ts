@@ -1,0 +1,86 @@
+import type { z } from 'zod';
+import { GET_PET_SUCCESSOR, GET_PET_SUNSET_AT } from './deprecation.js';
+import type { ErrorName } from './openapi-responses.js';
+import { ListPetsQuerySchema, NewPetSchema, PetIdSchema, PetSchema, PetsSchema } from './wire-schemas.js';
+
+/*
+ * The route table of the interface: what pet-routes.ts registers and what the OpenAPI document describes
+ * (openapi-operations.ts derives parameters, bodies and responses from it and the wire schemas).
+ */
+
+export interface PetOperation {
+  readonly operationId: 'listPets' | 'createPet' | 'getPet';
+  readonly method: 'get' | 'post';
+  /** OpenAPI path template, relative to /v1. */
+  readonly path: string;
+  readonly summary: string;
+  readonly description: string;
+  readonly query?: z.ZodObject;
+  readonly pathParams?: Readonly<Record<string, z.ZodType>>;
+  readonly body?: { readonly schemaId: 'NewPet'; readonly schema: z.ZodType };
+  readonly success: { readonly status: number; readonly schemaId: string; readonly schema: z.ZodType; readonly description: string };
+  /** Error responses by status: a component name, or a description of one only this operation gives. */
+  readonly errors: Readonly<Record<number, ErrorName | { readonly base: ErrorName; readonly code: string; readonly description: string }>>;
+  readonly deprecated?: { readonly sunset: number };
+}
+
+const COMMON_ERRORS = { 401: 'Unauthorized', 429: 'TooManyRequests', 500: 'InternalError', 503: 'ServiceUnavailable' } as const;
+const sunsetDay = new Date(GET_PET_SUNSET_AT).toISOString().slice(0, 10);
+
+export const PET_OPERATIONS = {
+  listPets: {
+    operationId: 'listPets',
+    method: 'get',
+    path: '/pets',
+    summary: 'List animals',
+    description:
+      'Animals in ascending id order, at most `limit`. When more match, a `Link: <...>; rel="next"` header ' +
+      'points to the next page; following it visits every matching animal exactly once. Unknown query parameters are 400.',
+    query: ListPetsQuerySchema,
+    success: { status: 200, schemaId: 'Pets', schema: PetsSchema, description: 'A page of animals.' },
+    errors: { 400: 'BadRequest', ...COMMON_ERRORS },
+  },
+  createPet: {
+    operationId: 'createPet',
+    method: 'post',
+    path: '/pets',
+    summary: 'Add an animal',
+    description: 'The service assigns the id. Unknown members of the body (a client-sent `id`, say) are ignored.',
+    body: { schemaId: 'NewPet', schema: NewPetSchema },
+    success: { status: 201, schemaId: 'Pet', schema: PetSchema, description: 'The created animal (or, with Idempotent-Replayed, the replay of an earlier creation).' },
+    errors: {
+      400: 'BadRequest',
+      409: { base: 'TooManyRequests', code: 'idempotency_key_in_use', description: 'A request with this Idempotency-Key is still in progress (`idempotency_key_in_use`).' },
+      413: 'PayloadTooLarge',
+      415: 'UnsupportedMediaType',
+      422: { base: 'BadRequest', code: 'idempotency_key_reused', description: 'This Idempotency-Key was used with a different body (`idempotency_key_reused`).' },
+      ...COMMON_ERRORS,
+      503: {
+        base: 'ServiceUnavailable',
+        code: 'storage_unavailable',
+        description:
+          'Storage did not answer in time (`storage_unavailable`). The animal may have been stored all the same: ' +
+          'retry a create only with an `Idempotency-Key` (the same key and body), never without one, or it may be created twice.',
+      },
+    },
+  },
+  getPet: {
+    operationId: 'getPet',
+    method: 'get',
+    path: '/pets/{petId}',
+    summary: 'Get an animal (deprecated)',
+    description: `Deprecated: removed on ${sunsetDay}; after that instant it answers 410. Use \`GET ${GET_PET_SUCCESSOR.replace('/v1', '')}\` with the \`status\` filter instead.`,
+    pathParams: { petId: PetIdSchema },
+    success: { status: 200, schemaId: 'Pet', schema: PetSchema, description: 'The animal.' },
+    errors: {
+      400: 'BadRequest',
+      404: 'NotFound',
+      410: { base: 'NotFound', code: 'operation_removed', description: `The operation was removed on ${sunsetDay} (\`operation_removed\`); use GET /pets.` },
+      ...COMMON_ERRORS,
+    },
+    deprecated: { sunset: GET_PET_SUNSET_AT },
+  },
+} as const satisfies Record<string, PetOperation>;
+
+/** The path as @koa/router writes it (without the /v1 prefix). */
+export const routerPath = (operation: PetOperation): string => operation.path.replace(/\{(\w+)\}/g, ':$1');
