@@ -1,6 +1,7 @@
 import { BASE_HEADERS, HEADERS } from './openapi-headers.js';
 import { errorResponses } from './openapi-responses.js';
 import { petPaths } from './openapi-pet-paths.js';
+import { TOOL_DEFAULTS } from './openapi-examples.js';
 import { componentSchemas, type Json } from './openapi-schemas.js';
 import { INFO, OPERATIONS_DOCUMENT_PATH, type OpenApiServers } from './openapi-info.js';
 
@@ -56,6 +57,10 @@ export function buildOpenApiDocument(servers: OpenApiServers): Json {
 
 function interfaceSchemas(): Json {
   const { Health: _health, ...schemas } = componentSchemas();
+  // Values for tools that fill request bodies from schemas (see TOOL_DEFAULTS); status is optional and stays unset when absent.
+  const newPet = schemas.NewPet as { properties: Record<string, Json> };
+  newPet.properties.categoryId = { ...newPet.properties.categoryId, default: TOOL_DEFAULTS.categoryId };
+  newPet.properties.status = { ...newPet.properties.status, default: TOOL_DEFAULTS.status };
   return schemas;
 }
 
