@@ -130,7 +130,8 @@ describe('GET /v1/pets, limit bounds', () => {
     ['', 'empty'],
     ['1e3', 'an exponent, above the maximum'],
     ['1.01e1', 'a fraction written with an exponent'],
-    ['+5', 'a sign'],
+    ['+5', 'a plus sign'],
+    ['010', 'a leading zero, which JSON does not write'],
     ['0x10', 'hexadecimal'],
     ['%201', 'padded with a space'],
     ['1000', 'far above the maximum'],
@@ -138,7 +139,7 @@ describe('GET /v1/pets, limit bounds', () => {
     expectInvalid(await server.request('GET', `/v1/pets?limit=${value}`), 'limit');
   });
 
-  it.each(['10', '010', '10.0', '1e1', '1.0E1', '100e-1'])('reads limit=%s as 10, an integer as JSON Schema counts them', async (value) => {
+  it.each(['10', '10.0', '1e1', '1.0E1', '100e-1'])('reads limit=%s as 10, an integer as JSON Schema counts them', async (value) => {
     const response = await server.request('GET', `/v1/pets?limit=${value}`);
     expect(response.status).toBe(200);
   });

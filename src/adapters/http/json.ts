@@ -2,6 +2,8 @@ import { parse } from 'lossless-json';
 import type { Pet } from '../../core/pet.js';
 
 const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
+/** A number as RFC 8259 writes it (no leading zeros, no plus sign): how a query value may write an integer. */
+export const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 /** Beyond this many digits a value is far outside int64: it stays a number and fails the range check. */
 const MAX_INTEGER_DIGITS = 40;
 

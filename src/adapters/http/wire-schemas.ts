@@ -3,7 +3,7 @@ import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, LIST_LIMIT_MIN } from '../../core/p
 import { DOMAIN_ERROR_CODES } from '../../core/errors.js';
 import { API_ERROR_CODES } from './api-error.js';
 import { INT64_MAX, INT64_MIN, PET_NAME_MAX_LENGTH, PET_STATUSES, isValidPetName } from '../../core/pet.js';
-import { exactInteger } from './json.js';
+import { exactInteger, JSON_NUMBER } from './json.js';
 
 /*
  * The wire contract, defined once: these schemas validate requests, give the handlers their types and
@@ -62,16 +62,20 @@ export const CursorSchema = z
 const limitMessage = `limit must be an integer from ${LIST_LIMIT_MIN} to ${LIST_LIMIT_MAX}`;
 
 // Query values arrive as strings (arrays when repeated): parse them strictly, never coerce loosely. limit is
-// read as the body reads numbers: a decimal numeral whose value is an integer (`20`, `20.0`, `2e1`), no sign.
+// read as the body reads numbers: a JSON number whose value is an integer (`20`, `20.0`, `2e1`).
 export const ListPetsQuerySchema = z.strictObject(
   {
     limit: z
       .string({ error: limitMessage })
-      .regex(/^\d/, { error: limitMessage })
+      .regex(JSON_NUMBER, { error: limitMessage })
       .transform((text) => Number(exactInteger(text) ?? Number.NaN))
       .pipe(z.int({ error: limitMessage }).min(LIST_LIMIT_MIN, { error: limitMessage }).max(LIST_LIMIT_MAX, { error: limitMessage }))
       .default(LIST_LIMIT_DEFAULT)
-      .meta({ description: `Maximum number of animals returned, ${LIST_LIMIT_MIN} to ${LIST_LIMIT_MAX}.` }),
+      .meta({
+        description:
+          `Maximum number of animals returned, ${LIST_LIMIT_MIN} to ${LIST_LIMIT_MAX}, written as a JSON number: ` +
+          '`20`, `20.0` and `2e1` are the same integer; `020`, `+20` and `20.5` are 400.',
+      }),
     status: PetStatusSchema.optional(),
     cursor: CursorSchema.optional(),
   },
