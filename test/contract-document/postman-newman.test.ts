@@ -69,4 +69,18 @@ describe('a Postman collection converted from the served document, run with newm
     // The optional parameters are sent too, with the sealed cursor of the example status.
     expect(results.find((line) => line.startsWith('GET /v1/pets?'))).toMatch(/limit=20&status=available&cursor=/);
   }, 30_000);
+
+  it('the operations document: every request at the origin succeeds', async () => {
+    server = await startTestServer();
+    const document = (await server.request('GET', '/openapi-operations.json', { anonymous: true })).text;
+    const collection = await toCollection(document, {});
+    expect((collection.variable as Json[]).map((variable) => variable.key)).toEqual(['baseUrl']);
+
+    const results = await runWithNewman(collection, { baseUrl: server.url });
+
+    expect(results.map((line) => line.replace(/ -> \d+$/, ''))).toEqual(
+      expect.arrayContaining(['GET /healthz', 'GET /readyz', 'GET /docs', 'GET /docs/assets/swagger-ui.css', 'GET /metrics']),
+    );
+    expect(results.filter((line) => !/-> 200$/.test(line))).toEqual([]);
+  }, 30_000);
 });
