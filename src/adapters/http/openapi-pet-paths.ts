@@ -70,7 +70,7 @@ function responses(operation: PetOperation): Json {
     // Shared responses are referenced; getPet's carry the deprecation headers, so they are written out.
     all[status] = !own && operation.deprecated === undefined
       ? ref('responses', error)
-      : errorResponse(own ? { ...ERRORS[error.base], status: Number(status), code: error.code, message: error.description, description: error.description } : ERRORS[error]);
+      : errorResponse(own ? { ...error, status: Number(status), message: error.description } : ERRORS[error]);
   }
   if (operation.deprecated !== undefined) {
     for (const response of Object.values(all) as Json[]) response.headers = { ...(response.headers as Json), ...DEPRECATION_HEADERS };

@@ -8,6 +8,12 @@ import { ListPetsQuerySchema, NewPetSchema, PetIdSchema, PetSchema, PetsSchema }
  * (openapi-operations.ts derives parameters, bodies and responses from it and the wire schemas).
  */
 
+export interface OwnError {
+  readonly code: string;
+  readonly description: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
 export interface PetOperation {
   readonly operationId: 'listPets' | 'createPet' | 'getPet';
   readonly method: 'get' | 'post';
@@ -19,8 +25,8 @@ export interface PetOperation {
   readonly pathParams?: Readonly<Record<string, z.ZodType>>;
   readonly body?: { readonly schemaId: 'NewPet'; readonly schema: z.ZodType };
   readonly success: { readonly status: number; readonly schemaId: string; readonly schema: z.ZodType; readonly description: string };
-  /** Error responses by status: a component name, or a description of one only this operation gives. */
-  readonly errors: Readonly<Record<number, ErrorName | { readonly base: ErrorName; readonly code: string; readonly description: string }>>;
+  /** Error responses by status: a component name, or one only this operation gives (headers: name to component id). */
+  readonly errors: Readonly<Record<number, ErrorName | OwnError>>;
   readonly deprecated?: { readonly sunset: number };
 }
 
@@ -50,14 +56,18 @@ export const PET_OPERATIONS = {
     success: { status: 201, schemaId: 'Pet', schema: PetSchema, description: 'The created animal (or, with Idempotent-Replayed, the replay of an earlier creation).' },
     errors: {
       400: 'BadRequest',
-      409: { base: 'TooManyRequests', code: 'idempotency_key_in_use', description: 'A request with this Idempotency-Key is still in progress (`idempotency_key_in_use`).' },
+      409: {
+        code: 'idempotency_key_in_use',
+        description: 'A request with this Idempotency-Key is still in progress (`idempotency_key_in_use`).',
+        headers: { 'Retry-After': 'RetryAfter' },
+      },
       413: 'PayloadTooLarge',
       415: 'UnsupportedMediaType',
-      422: { base: 'BadRequest', code: 'idempotency_key_reused', description: 'This Idempotency-Key was used with a different body (`idempotency_key_reused`).' },
+      422: { code: 'idempotency_key_reused', description: 'This Idempotency-Key was used with a different body (`idempotency_key_reused`).' },
       ...COMMON_ERRORS,
       503: {
-        base: 'ServiceUnavailable',
         code: 'storage_unavailable',
+        headers: { 'Retry-After': 'RetryAfter' },
         description:
           'Storage did not answer in time (`storage_unavailable`). The animal may have been stored all the same: ' +
           'retry a create only with an `Idempotency-Key` (the same key and body), never without one, or it may be created twice.',
@@ -75,7 +85,7 @@ export const PET_OPERATIONS = {
     errors: {
       400: 'BadRequest',
       404: 'NotFound',
-      410: { base: 'NotFound', code: 'operation_removed', description: `The operation was removed on ${sunsetDay} (\`operation_removed\`); use GET /pets.` },
+      410: { code: 'operation_removed', description: `The operation was removed on ${sunsetDay} (\`operation_removed\`); use GET /pets.` },
       ...COMMON_ERRORS,
     },
     deprecated: { sunset: GET_PET_SUNSET_AT },
