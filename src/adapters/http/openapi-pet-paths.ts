@@ -50,19 +50,22 @@ function parameters(operation: PetOperation): Json[] {
   return [...path, ...query, ...(operation.body === undefined ? [] : [IDEMPOTENCY_KEY])];
 }
 
-const SUCCESS_HEADERS: Readonly<Record<string, Json>> = {
-  listPets: { Link: header('Link') },
-  createPet: { Location: header('Location'), 'Idempotent-Replayed': header('IdempotentReplayed') },
-};
+/** The component a wire schema is registered as (`.meta({ id })` in wire-schemas.ts). */
+function componentId(schema: z.ZodType): string {
+  const id = z.globalRegistry.get(schema)?.id;
+  if (id === undefined) throw new Error('A body or response schema of the route table has no component id');
+  return id;
+}
 
 function responses(operation: PetOperation): Json {
   const { success } = operation;
-  const example = success.schemaId === 'Pets' ? [EXAMPLE_PET] : EXAMPLE_PET;
+  const schemaId = componentId(success.schema);
+  const headers = Object.fromEntries(Object.entries(success.headers ?? {}).map(([name, id]) => [name, header(id)]));
   const all: Json = {
     [success.status]: {
       description: success.description,
-      headers: { ...API_HEADERS, ...SUCCESS_HEADERS[operation.operationId] },
-      content: jsonContent(success.schemaId, example),
+      headers: { ...API_HEADERS, ...headers },
+      content: jsonContent(schemaId, schemaId === 'Pets' ? [EXAMPLE_PET] : EXAMPLE_PET),
     },
   };
   for (const [status, error] of Object.entries(operation.errors)) {
@@ -88,7 +91,7 @@ function operationObject(operation: PetOperation): Json {
     ...sunset,
     tags: ['animals'],
     parameters: parameters(operation),
-    ...(body === undefined ? {} : { requestBody: { required: true, content: jsonContent(body.schemaId, EXAMPLE_NEW_PET) } }),
+    ...(body === undefined ? {} : { requestBody: { required: true, content: jsonContent(componentId(body), EXAMPLE_NEW_PET) } }),
     responses: responses(operation),
   };
 }

@@ -23,8 +23,10 @@ export interface PetOperation {
   readonly description: string;
   readonly query?: z.ZodObject;
   readonly pathParams?: Readonly<Record<string, z.ZodType>>;
-  readonly body?: { readonly schemaId: 'NewPet'; readonly schema: z.ZodType };
-  readonly success: { readonly status: number; readonly schemaId: string; readonly schema: z.ZodType; readonly description: string };
+  /** The request body's wire schema (a registered component). */
+  readonly body?: z.ZodType;
+  /** The success response: its wire schema (a registered component) and headers (name to component id). */
+  readonly success: { readonly status: number; readonly schema: z.ZodType; readonly description: string; readonly headers?: Readonly<Record<string, string>> };
   /** Error responses by status: a component name, or one only this operation gives (headers: name to component id). */
   readonly errors: Readonly<Record<number, ErrorName | OwnError>>;
   readonly deprecated?: { readonly sunset: number };
@@ -43,7 +45,7 @@ export const PET_OPERATIONS = {
       'Animals in ascending id order, at most `limit`. When more match, a `Link: <...>; rel="next"` header ' +
       'points to the next page; following it visits every matching animal exactly once. Unknown query parameters are 400.',
     query: ListPetsQuerySchema,
-    success: { status: 200, schemaId: 'Pets', schema: PetsSchema, description: 'A page of animals.' },
+    success: { status: 200, schema: PetsSchema, description: 'A page of animals.', headers: { Link: 'Link' } },
     errors: { 400: 'BadRequest', ...COMMON_ERRORS },
   },
   createPet: {
@@ -52,8 +54,13 @@ export const PET_OPERATIONS = {
     path: '/pets',
     summary: 'Add an animal',
     description: 'The service assigns the id. Unknown members of the body (a client-sent `id`, say) are ignored.',
-    body: { schemaId: 'NewPet', schema: NewPetSchema },
-    success: { status: 201, schemaId: 'Pet', schema: PetSchema, description: 'The created animal (or, with Idempotent-Replayed, the replay of an earlier creation).' },
+    body: NewPetSchema,
+    success: {
+      status: 201,
+      schema: PetSchema,
+      description: 'The created animal (or, with Idempotent-Replayed, the replay of an earlier creation).',
+      headers: { Location: 'Location', 'Idempotent-Replayed': 'IdempotentReplayed' },
+    },
     errors: {
       400: 'BadRequest',
       409: {
@@ -81,7 +88,7 @@ export const PET_OPERATIONS = {
     summary: 'Get an animal (deprecated)',
     description: `Deprecated: removed on ${sunsetDay}; after that instant it answers 410. Use \`GET ${GET_PET_SUCCESSOR.replace('/v1', '')}\` with the \`status\` filter instead.`,
     pathParams: { petId: PetIdSchema },
-    success: { status: 200, schemaId: 'Pet', schema: PetSchema, description: 'The animal.' },
+    success: { status: 200, schema: PetSchema, description: 'The animal.' },
     errors: {
       400: 'BadRequest',
       404: 'NotFound',
