@@ -1,7 +1,7 @@
 import type { ApiKeyId, ApiKeyVerifier } from '../ports/api-key-verifier.js';
 import type { PetRepository } from '../ports/pet-repository.js';
 import { InvalidApiKey, ValidationFailed, MissingApiKey, PetNotFound } from './errors.js';
-import { isInt64, isPetStatus, isValidPetName, type NewPet, type Pet, type PetId, type PetStatus } from './pet.js';
+import { PET_NAME_MAX_LENGTH, isInt64, isPetStatus, isValidPetName, type NewPet, type Pet, type PetId, type PetStatus } from './pet.js';
 
 export interface ListPetsRequest {
   readonly limit: number;
@@ -63,7 +63,7 @@ export class PetCatalog {
 // The HTTP adapter validates first with precise messages; this guards the invariants for every other caller.
 function assertValidNewPet(pet: NewPet): void {
   if (typeof pet.name !== 'string' || !isValidPetName(pet.name)) {
-    throw new ValidationFailed('name', 'name must be 1 to 255 characters and not blank.');
+    throw new ValidationFailed('name', `name must be 1 to ${PET_NAME_MAX_LENGTH} characters (code points) and not blank.`);
   }
   if (typeof pet.categoryId !== 'bigint' || !isInt64(pet.categoryId)) {
     throw new ValidationFailed('categoryId', 'categoryId must be an int64 integer.');

@@ -28,7 +28,21 @@ export function isInt64(value: bigint): boolean {
   return value >= INT64_MIN && value <= INT64_MAX;
 }
 
-/** A name the catalogue accepts: 1 to 255 characters, not only whitespace. */
+/** Length in Unicode code points, as JSON Schema's maxLength counts: one emoji is one, not two UTF-16 units. */
+export function codePointLength(text: string): number {
+  let length = 0;
+  for (let i = 0; i < text.length; i++, length++) {
+    const unit = text.charCodeAt(i);
+    // A high surrogate followed by a low one is one code point; a lone surrogate counts as one.
+    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+    }
+  }
+  return length;
+}
+
+/** A name the catalogue accepts: 1 to 255 code points, not only whitespace. */
 export function isValidPetName(name: string): boolean {
-  return name.length >= 1 && name.length <= PET_NAME_MAX_LENGTH && name.trim().length > 0;
+  return name.trim().length > 0 && codePointLength(name) <= PET_NAME_MAX_LENGTH;
 }

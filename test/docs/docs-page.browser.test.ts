@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/http-harness.js';
+import { TEST_API_KEY } from '../support/test-config.js';
 
 /*
  * /docs in headless Debian Chromium (`apt-get install chromium`; .ci/run installs it when missing). Every
@@ -95,6 +96,29 @@ describe('the /docs page in headless Chromium', () => {
     );
     await page.waitForLoadState('networkidle');
     await operation('getPet').screenshot({ path: `${OUTPUT}docs-page-get-pet.png` });
+
+    expect(await page.evaluate('window.__cspViolations')).toEqual([]);
+    expect(observed).toEqual({ consoleErrors: [], pageErrors: [], failedRequests: [], outsideRequests: [] });
+    await context.close();
+  }, 60_000);
+
+  it('"Try it out" calls the service serving the page (the relative /v1 server) and shows its answer', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, serviceWorkers: 'block' });
+    const { page, observed } = await openObserved(context);
+    await page.goto(`${server.url}/docs`, { waitUntil: 'load' });
+    const listPets = page.locator('#operations-animals-listPets');
+    await listPets.waitFor({ state: 'visible', timeout: 15_000 });
+    expect(await page.locator('.servers select option').first().innerText()).toContain('/v1');
+    await page.evaluate(`window.ui.preauthorizeApiKey('bearerAuth', '${TEST_API_KEY}')`);
+
+    await listPets.locator('.opblock-summary-control').click();
+    await listPets.locator('button.try-out__btn').click();
+    const sent = page.waitForRequest((request) => request.url().startsWith(`${server.url}/v1/pets`));
+    await listPets.locator('button.execute').click();
+    expect(new URL((await sent).url()).origin).toBe(server.url);
+    const status = listPets.locator('.live-responses-table tbody .response-col_status').first();
+    await status.waitFor({ state: 'visible', timeout: 15_000 });
+    expect((await status.innerText()).trim()).toBe('200');
 
     expect(await page.evaluate('window.__cspViolations')).toEqual([]);
     expect(observed).toEqual({ consoleErrors: [], pageErrors: [], failedRequests: [], outsideRequests: [] });

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,62 +7,127 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/http-harness.js';
 
+/*
+ * The served documents under both linters (Redocly `recommended`, Spectral `spectral:oas`), offline, at zero
+ * errors and zero warnings; and a client generated from the interface document with openapi-typescript,
+ * type-checked against a small program, so a document that breaks generated clients fails the suite.
+ */
+
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const REDOCLY = path.join(ROOT, 'node_modules/@redocly/cli/bin/cli.js');
+const SPECTRAL = path.join(ROOT, 'node_modules/@stoplight/spectral-cli/dist/index.js');
+const OPENAPI_TYPESCRIPT = path.join(ROOT, 'node_modules/openapi-typescript/bin/cli.js');
+const TSC = path.join(ROOT, 'node_modules/typescript/bin/tsc');
+const OFFLINE_ENV = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' };
 
-interface LintReport {
+/** Runs a node script; a non-zero exit is returned, not thrown, so that the report can be shown. */
+async function run(script: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return promisify(execFile)(process.execPath, [script, ...args], { cwd: ROOT, env: OFFLINE_ENV, maxBuffer: 16 << 20 }).then(
+    (result) => ({ code: 0, stdout: result.stdout, stderr: result.stderr }),
+    (error: { stdout?: string; stderr?: string; code?: number }) => ({ code: error.code ?? -1, stdout: error.stdout ?? '', stderr: error.stderr ?? '' }),
+  );
+}
+
+interface RedoclyReport {
   readonly totals: { readonly errors: number; readonly warnings: number };
   readonly problems: ReadonlyArray<{ readonly ruleId: string; readonly severity: string; readonly message: string; readonly location: ReadonlyArray<{ readonly pointer: string }> }>;
 }
 
-/** Runs the pinned @redocly/cli on a file with redocly.yaml (rules `recommended`), offline. */
-async function redoclyLint(file: string): Promise<{ exitCode: number; report: LintReport }> {
-  const run = promisify(execFile)(process.execPath, [REDOCLY, 'lint', file, '--config', path.join(ROOT, 'redocly.yaml'), '--format=json'], {
-    cwd: ROOT,
-    env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' },
-  });
-  // A lint failure exits 1 with the report on stdout; keep it to show the problems.
-  const { stdout, code } = await run.then(
-    (result) => ({ stdout: result.stdout, code: 0 }),
-    (error: { stdout?: string; code?: number }) => ({ stdout: error.stdout ?? '', code: error.code ?? -1 }),
-  );
-  return { exitCode: code, report: JSON.parse(stdout) as LintReport };
+async function redoclyLint(file: string) {
+  const { code, stdout } = await run(REDOCLY, ['lint', file, '--config', path.join(ROOT, 'redocly.yaml'), '--format=json']);
+  const report = JSON.parse(stdout) as RedoclyReport;
+  return { code, report, problems: report.problems.map((p) => `${p.severity} ${p.ruleId} at ${p.location[0]?.pointer}: ${p.message}`) };
 }
 
-describe('the served OpenAPI document under @redocly/cli lint (recommended)', () => {
+/** Every Spectral result at any severity (0 error, 1 warning, 2 info, 3 hint). */
+async function spectralLint(file: string) {
+  const { code, stdout } = await run(SPECTRAL, ['lint', file, '--ruleset', path.join(ROOT, '.spectral.yaml'), '--format', 'json', '--quiet', '--fail-severity', 'hint']);
+  const results = JSON.parse(stdout.trim() === '' ? '[]' : stdout) as Array<{ code: string; severity: number; message: string; path: string[] }>;
+  return { code, problems: results.map((r) => `${r.severity} ${r.code} at ${r.path.join('.')}: ${r.message}`) };
+}
+
+const DOCUMENTS = { interface: '/v1/openapi.json', operations: '/openapi-operations.json' } as const;
+
+describe('the served OpenAPI documents under Redocly (recommended) and Spectral (spectral:oas)', () => {
   let server: TestServer;
   let dir: string;
 
   beforeAll(async () => {
     server = await startTestServer();
     dir = await mkdtemp(path.join(tmpdir(), 'openapi-lint-'));
+    for (const [name, url] of Object.entries(DOCUMENTS)) {
+      const response = await server.request('GET', url, { anonymous: true });
+      expect(response.status).toBe(200);
+      await writeFile(path.join(dir, `${name}.json`), response.text);
+    }
   });
   afterAll(async () => {
     await server.stop();
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('has no errors and no warnings', async () => {
-    const response = await server.request('GET', '/v1/openapi.json', { anonymous: true });
-    expect(response.status).toBe(200);
-    const file = path.join(dir, 'openapi.json');
-    await writeFile(file, response.text);
-
-    const { exitCode, report } = await redoclyLint(file);
-
-    const problems = report.problems.map((p) => `${p.severity} ${p.ruleId} at ${p.location[0]?.pointer}: ${p.message}`);
+  it.each(Object.keys(DOCUMENTS))('%s document: Redocly finds no error and no warning', async (name) => {
+    const { code, report, problems } = await redoclyLint(path.join(dir, `${name}.json`));
     expect(problems).toEqual([]);
     expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
-    expect(exitCode).toBe(0);
+    expect(code).toBe(0);
   }, 30_000);
 
-  it('fails a document that breaks the rules (the linter really runs)', async () => {
+  it.each(Object.keys(DOCUMENTS))('%s document: Spectral finds nothing at any severity', async (name) => {
+    const { code, problems } = await spectralLint(path.join(dir, `${name}.json`));
+    expect(problems).toEqual([]);
+    expect(code).toBe(0);
+  }, 30_000);
+
+  it('both linters fail a document that breaks the rules (they really run)', async () => {
     const file = path.join(dir, 'broken.json');
     await writeFile(file, JSON.stringify({ openapi: '3.1.0', info: { title: 'x', version: '1' }, paths: { '/a': { get: { responses: {} } } } }));
-
-    const { exitCode, report } = await redoclyLint(file);
-
-    expect(exitCode).not.toBe(0);
-    expect(report.totals.errors).toBeGreaterThan(0);
+    const redocly = await redoclyLint(file);
+    expect(redocly.code).not.toBe(0);
+    expect(redocly.report.totals.errors).toBeGreaterThan(0);
+    const spectral = await spectralLint(file);
+    expect(spectral.code).not.toBe(0);
+    expect(spectral.problems.length).toBeGreaterThan(0);
   }, 30_000);
+
+  it('generates a client with openapi-typescript that a program type-checks against', async () => {
+    const out = path.join(ROOT, 'test-output', 'openapi-typescript');
+    await mkdir(out, { recursive: true });
+    const generated = await run(OPENAPI_TYPESCRIPT, [path.join(dir, 'interface.json'), '--output', path.join(out, 'schema.d.ts')]);
+    expect(generated.stderr.replace(/\S*✨[^\n]*\n?/g, '')).not.toMatch(/error/i);
+    expect(generated.code).toBe(0);
+    await writeFile(path.join(out, 'program.ts'), CLIENT_PROGRAM);
+    await writeFile(path.join(out, 'tsconfig.json'), JSON.stringify({
+      compilerOptions: { strict: true, noEmit: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', skipLibCheck: true, types: [] },
+      files: ['program.ts'],
+    }));
+    const checked = await run(TSC, ['-p', path.join(out, 'tsconfig.json')]);
+    expect(checked.stdout + checked.stderr).toBe('');
+    expect(checked.code).toBe(0);
+  }, 60_000);
 });
+
+/** What a consumer writes against the generated types: every operation, its parameters, bodies and errors. */
+const CLIENT_PROGRAM = `import type { components, operations, paths } from './schema.js';
+
+type Pet = components['schemas']['Pet'];
+type NewPet = components['schemas']['NewPet'];
+type ErrorBody = components['schemas']['Error'];
+type Status = components['schemas']['PetStatus'];
+
+const status: Status = 'available';
+const newPet: NewPet = { name: 'Rex', categoryId: 1, status };
+const query: NonNullable<operations['listPets']['parameters']['query']> = { limit: 20, status, cursor: 'abc' };
+const petId: operations['getPet']['parameters']['path']['petId'] = 1;
+type Listed = paths['/pets']['get']['responses'][200]['content']['application/json'];
+type Created = paths['/pets']['post']['responses'][201]['content']['application/json'];
+type Body = NonNullable<paths['/pets']['post']['requestBody']>['content']['application/json'];
+type Unauthorized = paths['/pets']['get']['responses'][401]['content']['application/json'];
+const listed: Listed = [{ id: 1, name: 'Rex', categoryId: 1 }];
+const created: Created = listed[0] as Pet;
+const body: Body = newPet;
+const failure: Unauthorized = { code: 'missing_api_key', message: 'no key', status: 401 } satisfies ErrorBody;
+// @ts-expect-error: an unknown error code does not type-check
+const wrong: ErrorBody = { code: 'oops', message: 'm', status: 400 };
+export { body, created, failure, petId, query, wrong };
+`;

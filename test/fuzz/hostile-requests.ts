@@ -4,6 +4,7 @@ import {
   anyJson,
   hostileKey,
   hostileNumberText,
+  integerOf,
   hostileString,
   jsonText,
   nest,
@@ -184,9 +185,11 @@ function listOutcome(authorization: string | undefined, pairs: readonly (readonl
   if (keys.includes('cursor')) return undefined;
   const limit = pairs.find(([key]) => key === 'limit')?.[1] ?? '20';
   const status = pairs.find(([key]) => key === 'status')?.[1];
-  if (!/^\d{1,3}$/.test(limit) || Number(limit) < 1 || Number(limit) > 100) return invalid;
+  // A JSON number whose value is an integer from 1 to 100 (`20`, `20.0`, `2e1`).
+  const value = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(limit) ? integerOf(limit) : undefined;
+  if (value === undefined || value < 1n || value > 100n) return invalid;
   if (status !== undefined && !(PET_STATUSES as readonly string[]).includes(status)) return invalid;
-  return status === undefined ? { kind: 'list', limit: Number(limit) } : { kind: 'list', limit: Number(limit), status };
+  return status === undefined ? { kind: 'list', limit: Number(value) } : { kind: 'list', limit: Number(value), status };
 }
 
 const petIdSegment = fc.oneof(

@@ -182,6 +182,29 @@ export type CreateOutcome =
 
 const MAX_DEPTH = 32;
 
+/**
+ * The integer a decimal numeral denotes, as JSON Schema counts integers (`1.0` and `1e3` are), or undefined
+ * for a fraction or a value far outside int64. Written apart from the service's parser, on purpose.
+ */
+export function integerOf(text: string): bigint | undefined {
+  const match = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(text);
+  if (match === null) return undefined;
+  const [, sign, whole = '', fraction = '', exponent = '0'] = match;
+  const mantissa = BigInt(`${whole}${fraction}`);
+  if (mantissa === 0n) return 0n;
+  const scale = Number(exponent) - fraction.length;
+  if (scale > 40) return undefined;
+  let value: bigint;
+  if (scale >= 0) value = mantissa * 10n ** BigInt(scale);
+  else {
+    if (-scale > whole.length + fraction.length) return undefined;
+    const divisor = 10n ** BigInt(-scale);
+    if (mantissa % divisor !== 0n) return undefined;
+    value = mantissa / divisor;
+  }
+  return sign === '-' ? -value : value;
+}
+
 /** What POST /v1/pets must answer for this body (sent as application/json with a valid key). */
 export function newPetOutcome(node: JsonNode): CreateOutcome {
   if (depthOf(node) > MAX_DEPTH) return { kind: 'error', status: 400, code: 'malformed_json' };
@@ -191,10 +214,10 @@ export function newPetOutcome(node: JsonNode): CreateOutcome {
   const name = field('name');
   const categoryId = field('categoryId');
   const status = field('status');
-  if (typeof name !== 'string' || name.length < 1 || name.length > 255 || !/\S/.test(name)) return invalid;
-  if (!(categoryId instanceof RawNumber) || !/^-?\d+$/.test(categoryId.text)) return invalid;
-  const id = BigInt(categoryId.text);
-  if (id < INT64_MIN || id > INT64_MAX) return invalid;
+  // Length in code points, as JSON Schema counts it.
+  if (typeof name !== 'string' || name.length < 1 || [...name].length > 255 || !/\S/.test(name)) return invalid;
+  const id = categoryId instanceof RawNumber ? integerOf(categoryId.text) : undefined;
+  if (id === undefined || id < INT64_MIN || id > INT64_MAX) return invalid;
   if (status !== undefined && !(typeof status === 'string' && (PET_STATUSES as readonly string[]).includes(status))) return invalid;
   return { kind: 'created', pet: status === undefined ? { name, categoryId: id } : { name, categoryId: id, status } };
 }

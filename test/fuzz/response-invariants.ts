@@ -28,7 +28,7 @@ export function expectPetShape(value: unknown): StoredPet {
   expect(pet.categoryId as bigint).toBeLessThanOrEqual(INT64_MAX);
   expect(typeof pet.name).toBe('string');
   const name = pet.name as string;
-  expect(name.length >= 1 && name.length <= 255 && /\S/.test(name), 'name 1..255, not blank').toBe(true);
+  expect(name.length >= 1 && [...name].length <= 255 && /\S/.test(name), 'name 1..255 code points, not blank').toBe(true);
   if ('status' in pet) expect(PET_STATUSES).toContain(pet.status);
   return pet as unknown as StoredPet;
 }

@@ -132,8 +132,8 @@ describe('POST /v1/pets, field rules', () => {
   it.each([
     ['"5"', 'a numeric string'],
     ['1.5', 'a fraction'],
-    ['1.0', 'an integral value written with a fraction'],
-    ['1e3', 'an exponent'],
+    ['1.00000000000000001', 'a fraction below double precision'],
+    ['1e-1', 'a negative exponent'],
     ['null', 'null'],
     ['true', 'a boolean'],
     ['[1]', 'an array'],
@@ -142,7 +142,25 @@ describe('POST /v1/pets, field rules', () => {
     expectInvalid(await server.createPet(`{"name":"Rex","categoryId":${value}}`), 'categoryId');
   });
 
-  it.each(['9223372036854775808', '-9223372036854775809', '100000000000000000000'])(
+  it.each([
+    ['1.0', 1n],
+    ['1e3', 1000n],
+    ['1.5e1', 15n],
+    ['-2.0E2', -200n],
+    ['9223372036854775807.0', 9223372036854775807n],
+    ['9.223372036854775807e18', 9223372036854775807n],
+  ])('accepts categoryId %s, an integer as JSON Schema counts them, as exactly %s', async (value, expected) => {
+    const response = await server.createPet(`{"name":"Rex","categoryId":${value}}`);
+    expect(response.status).toBe(201);
+    expect(response.text).toContain(`"categoryId":${expected}`);
+  });
+
+  it('counts the name in code points, as JSON Schema does: 255 emoji pass, 256 do not', async () => {
+    expect((await server.createPet(JSON.stringify({ name: '🐕'.repeat(255), categoryId: 1 }))).status).toBe(201);
+    expectInvalid(await server.createPet(JSON.stringify({ name: '🐕'.repeat(256), categoryId: 1 })), 'name');
+  });
+
+  it.each(['9223372036854775808', '-9223372036854775809', '100000000000000000000', '9.3e18', '1e400'])(
     'answers 400 naming categoryId for %s, outside int64',
     async (value) => {
       expectInvalid(await server.createPet(`{"name":"Rex","categoryId":${value}}`), 'categoryId');

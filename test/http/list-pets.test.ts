@@ -123,11 +123,20 @@ describe('GET /v1/pets, limit bounds', () => {
     ['1.5', 'a fraction'],
     ['abc', 'not a number'],
     ['', 'empty'],
-    ['1e1', 'an exponent'],
+    ['1e3', 'an exponent, above the maximum'],
+    ['1.01e1', 'a fraction written with an exponent'],
+    ['+5', 'a plus sign'],
+    ['010', 'a leading zero, which JSON does not write'],
+    ['0x10', 'hexadecimal'],
     ['%201', 'padded with a space'],
     ['1000', 'far above the maximum'],
   ])('answers 400 naming limit for limit=%s (%s)', async (value) => {
     expectInvalid(await server.request('GET', `/v1/pets?limit=${value}`), 'limit');
+  });
+
+  it.each(['10', '10.0', '1e1', '1.0E1', '100e-1'])('reads limit=%s as 10, an integer as JSON Schema counts them', async (value) => {
+    const response = await server.request('GET', `/v1/pets?limit=${value}`);
+    expect(response.status).toBe(200);
   });
 
   it('answers 400 naming limit for a repeated limit', async () => {

@@ -39,9 +39,9 @@ describe('GET /metrics on the API port (the default)', () => {
     expect(text).toMatch(/^nodejs_eventloop_lag_seconds /m);
   });
 
-  it('needs no key and is listed in the OpenAPI document with no security', async () => {
-    const doc = JSON.parse((await server.request('GET', '/v1/openapi.json', { anonymous: true })).text);
-    expect(doc.paths['/metrics'].get.security).toEqual([]);
+  it('needs no key and is listed in the operations document, which needs no security', async () => {
+    const doc = JSON.parse((await server.request('GET', '/openapi-operations.json', { anonymous: true })).text);
+    expect(doc.security).toEqual([]);
     expect(doc.paths['/metrics'].get.responses['200'].content['text/plain']).toBeDefined();
   });
 });
@@ -51,7 +51,7 @@ describe('metrics settings', () => {
     const server = await startTestServer({ metrics: 'off' });
     try {
       expect((await server.request('GET', '/metrics', { anonymous: true })).status).toBe(404);
-      const doc = JSON.parse((await server.request('GET', '/v1/openapi.json', { anonymous: true })).text);
+      const doc = JSON.parse((await server.request('GET', '/openapi-operations.json', { anonymous: true })).text);
       expect(doc.paths['/metrics']).toBeUndefined();
     } finally {
       await server.stop();
@@ -73,7 +73,7 @@ describe('metrics settings', () => {
       const other = await fetch(`${server.service.metricsUrl}/v1/pets`);
       expect(other.status).toBe(404);
       expect(((await other.json()) as { code: string }).code).toBe('not_found');
-      const doc = JSON.parse((await server.request('GET', '/v1/openapi.json', { anonymous: true })).text);
+      const doc = JSON.parse((await server.request('GET', '/openapi-operations.json', { anonymous: true })).text);
       expect(doc.paths['/metrics']).toBeUndefined();
     } finally {
       await server.stop();

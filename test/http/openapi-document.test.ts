@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allRoutes } from '../../src/adapters/http/create-http-app.js';
 import { HttpMetrics } from '../../src/adapters/http/http-metrics.js';
 import { ERROR_CODES } from '../../src/adapters/http/wire-schemas.js';
-import { OpenApiConformance } from '../support/openapi-conformance.js';
+import { OpenApiConformance, serverPrefix } from '../support/openapi-conformance.js';
 import { startTestServer, type TestServer } from '../support/http-harness.js';
 import { testConfig } from '../support/test-config.js';
 
@@ -12,6 +12,7 @@ type Json = Record<string, any>;
 describe('the served OpenAPI document', () => {
   let server: TestServer;
   let doc: Json;
+  let operationsDoc: Json;
   let text: string;
 
   beforeAll(async () => {
@@ -20,6 +21,7 @@ describe('the served OpenAPI document', () => {
     expect(response.status).toBe(200);
     text = response.text;
     doc = JSON.parse(text) as Json;
+    operationsDoc = JSON.parse((await server.request('GET', '/openapi-operations.json', { anonymous: true })).text) as Json;
   });
   afterAll(() => server.stop());
 
@@ -28,9 +30,34 @@ describe('the served OpenAPI document', () => {
     expect(doc.info.version).toBe('1.0.0');
   });
 
-  it('lists the production and staging base addresses from config', () => {
+  it('lists the serving service (relative /v1) first, then production and staging from config', () => {
     const { servers } = testConfig();
-    expect(doc.servers.map((entry: Json) => entry.url)).toEqual([servers.production, servers.staging]);
+    expect(doc.servers.map((entry: Json) => entry.url)).toEqual(['/v1', servers.production, servers.staging]);
+    expect(operationsDoc.servers.map((entry: Json) => entry.url)).toEqual([
+      '/',
+      new URL(servers.production).origin,
+      new URL(servers.staging).origin,
+    ]);
+  });
+
+  it('names no per-path servers, which generated clients and Postman ignore', () => {
+    for (const document of [doc, operationsDoc]) {
+      for (const item of Object.values(document.paths as Json)) expect(item.servers).toBeUndefined();
+    }
+  });
+
+  it('writes the int64 bounds with every digit', () => {
+    expect(text).toContain('"minimum": -9223372036854775808');
+    expect(text).toContain('"maximum": 9223372036854775807');
+  });
+
+  it('limits Error.status to 100..599 and counts name length in code points', () => {
+    expect(doc.components.schemas.Error.properties.status).toMatchObject({ type: 'integer', minimum: 100, maximum: 599 });
+    expect(doc.components.schemas.NewPet.properties.name).toMatchObject({ minLength: 1, maxLength: 255 });
+  });
+
+  it('tells clients to retry a create after a 503 only with an Idempotency-Key', () => {
+    expect(doc.paths['/pets'].post.responses['503'].description).toMatch(/only with an `Idempotency-Key`/);
   });
 
   it('describes the three operations with their ids, the animals tag and bearer security', () => {
@@ -86,7 +113,7 @@ describe('the served OpenAPI document', () => {
     expect(cursor['x-stability']).toBe('beta');
   });
 
-  it('describes exactly the routes the service answers', () => {
+  it('describes exactly the routes the service answers, between the two documents', () => {
     // The test server serves /metrics on the API port, as the default config does.
     const deps = {
       servers: testConfig().servers,
@@ -96,9 +123,9 @@ describe('the served OpenAPI document', () => {
     const served = allRoutes(deps)
       .stack.flatMap((layer) => layer.methods.filter((method) => method !== 'HEAD').map((method) => `${method} ${layer.path}`))
       .sort();
-    const documented = Object.entries(doc.paths as Json)
-      .flatMap(([path, item]: [string, Json]) => {
-        const prefix = new URL((item.servers ?? doc.servers)[0].url).pathname.replace(/\/$/, '');
+    const documented = [doc, operationsDoc]
+      .flatMap((document) => Object.entries(document.paths as Json).map(([path, item]) => [serverPrefix(document, item), path, item] as const))
+      .flatMap(([prefix, path, item]) => {
         const routerPath = `${prefix}${path}`.replace(/\{(\w+)\}/g, ':$1');
         return Object.keys(item)
           .filter((key) => ['get', 'post', 'put', 'patch', 'delete'].includes(key))
@@ -115,7 +142,8 @@ describe('OpenApiConformance', () => {
 
   beforeAll(async () => {
     const server = await startTestServer();
-    conformance = new OpenApiConformance(JSON.parse((await server.request('GET', '/v1/openapi.json')).text) as Json);
+    const served = async (path: string) => JSON.parse((await server.request('GET', path)).text) as Json;
+    conformance = new OpenApiConformance(await served('/v1/openapi.json'), await served('/openapi-operations.json'));
     await server.stop();
   });
 
@@ -134,6 +162,20 @@ describe('OpenApiConformance', () => {
     expect(() => conformance.check('GET', '/v1/pets', noName)).toThrowError(/does not match schema/);
     const badCode = { status: 400, headers: headers({ 'content-type': 'application/json' }), text: '{"code":"oops","message":"m","status":400}' };
     expect(() => conformance.check('GET', '/v1/pets', badCode)).toThrowError(/does not match schema/);
+  });
+
+  it('rejects any undeclared header, and accepts the transport headers', () => {
+    const custom = { status: 200, headers: headers({ 'content-type': 'application/json', 'x-powered-by': 'Koa' }), text: '[]' };
+    expect(() => conformance.check('GET', '/v1/pets', custom)).toThrowError(/header x-powered-by not documented/);
+    const transport = { status: 200, headers: headers({ 'content-type': 'application/json', date: 'x', connection: 'close', 'content-length': '2' }), text: '[]' };
+    expect(() => conformance.check('GET', '/v1/pets', transport)).not.toThrow();
+  });
+
+  it('checks the operational endpoints against the operations document', () => {
+    const ok = { status: 200, headers: headers({ 'content-type': 'application/json' }), text: '{"status":"ok"}' };
+    expect(() => conformance.check('GET', '/healthz', ok)).not.toThrow();
+    const bad = { status: 200, headers: headers({ 'content-type': 'application/json' }), text: '{"status":"fine"}' };
+    expect(() => conformance.check('GET', '/healthz', bad)).toThrowError(/does not match schema/);
   });
 
   it('rejects an undocumented contract header and an undocumented media type', () => {

@@ -44,7 +44,8 @@ export async function startTestServer(
   const config = testConfig(mongodb === undefined ? overrides : { storage: 'mongodb', mongodb, ...overrides });
   const service = await startService(config, options);
   const url = service.url;
-  const conformance = new OpenApiConformance((await (await fetch(`${url}/v1/openapi.json`)).json()) as Record<string, unknown>);
+  const served = (path: string) => fetch(`${url}${path}`).then(async (response) => (await response.json()) as Record<string, unknown>);
+  const conformance = new OpenApiConformance(await served('/v1/openapi.json'), await served('/openapi-operations.json'));
   const request = async (method: string, path: string, options: RequestOptions = {}): Promise<TestResponse> => {
     const headers: Record<string, string> = { ...options.headers };
     if (!options.anonymous && headers.Authorization === undefined && headers.authorization === undefined) {

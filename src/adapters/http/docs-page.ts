@@ -19,7 +19,8 @@ export interface DocsAsset {
 
 /*
  * Replaces swagger-ui's own swagger-initializer.js, which loads petstore.swagger.io. validatorUrl: null keeps it
- * from calling validator.swagger.io; no submit methods, so no "Try it out" aimed at the production servers.
+ * from calling validator.swagger.io. "Try it out" calls the document's first server, the relative /v1: the
+ * service serving the page (connect-src 'self' keeps it from calling any other).
  */
 const DOCS_INIT_JS = `'use strict';
 window.ui = SwaggerUIBundle({
@@ -33,7 +34,7 @@ window.ui = SwaggerUIBundle({
   defaultModelsExpandDepth: 1,
   validatorUrl: null,
   queryConfigEnabled: false,
-  supportedSubmitMethods: []
+  supportedSubmitMethods: ['get', 'post']
 });
 `;
 

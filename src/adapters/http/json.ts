@@ -1,9 +1,35 @@
-import { isInteger, parse } from 'lossless-json';
+import { parse } from 'lossless-json';
 import type { Pet } from '../../core/pet.js';
 
-// Integers become bigint so int64 values keep every digit; JSON.parse would round them past 2^53.
-// Anything written with a fraction or exponent stays a number and fails the int64 checks.
-const parseNumber = (text: string): bigint | number => (isInteger(text) ? BigInt(text) : Number(text));
+const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
+/** A number as RFC 8259 writes it (no leading zeros, no plus sign): how a query value may write an integer. */
+export const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+/** Beyond this many digits a value is far outside int64: it stays a number and fails the range check. */
+const MAX_INTEGER_DIGITS = 40;
+
+/**
+ * The exact value of a decimal numeral (JSON number grammar, leading zeros allowed) when it is an integer,
+ * as JSON Schema 2020-12 counts them: `1`, `1.0`, `1e3` and `1.5e1` are; `1.5` and `1e-1` are not (undefined).
+ * Decided on digits, never through a double: `1.00000000000000001` is not an integer.
+ */
+export function exactInteger(text: string): bigint | undefined {
+  const match = DECIMAL.exec(text);
+  if (match === null) return undefined;
+  const [, sign, whole, fraction = '', exponent = '0'] = match;
+  let digits = `${whole}${fraction}`.replace(/^0+/, '');
+  if (digits === '') return 0n;
+  let scale = Number(exponent) - fraction.length;
+  const trimmed = digits.replace(/0+$/, '');
+  scale += digits.length - trimmed.length;
+  digits = trimmed;
+  if (scale < 0 || digits.length + scale > MAX_INTEGER_DIGITS) return undefined;
+  const value = BigInt(digits) * 10n ** BigInt(scale);
+  return sign === '-' ? -value : value;
+}
+
+// Integers, however written, become exact bigints (JSON.parse would round int64 past 2^53); fractions and
+// integers too long for any int64 stay numbers and fail the int64 checks.
+const parseNumber = (text: string): bigint | number => exactInteger(text) ?? Number(text);
 
 /** Parses JSON exactly: integers as bigint, duplicate keys rejected, `__proto__` kept as a plain key. */
 export function parseExactJson(text: string): unknown {

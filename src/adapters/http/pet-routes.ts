@@ -7,17 +7,19 @@ import { decodeCursor, encodeCursor } from './cursor.js';
 import { runIdempotently, type IdempotencySettings } from './idempotency.js';
 import { GET_PET_SUCCESSOR, GET_PET_SUNSET_AT } from './deprecation.js';
 import { petJson, petsJson } from './json.js';
+import { PET_OPERATIONS, routerPath } from './pet-operations.js';
 import { readJsonBody } from './read-json-body.js';
 import { sendJson } from './send-json.js';
 import { validate } from './validate.js';
 import { ListPetsQuerySchema, NewPetSchema, PetIdSchema, type NewPetBody } from './wire-schemas.js';
 
-/** The three operations of the interface, under /v1. */
+/** The three operations of the interface, under /v1, as the route table (pet-operations.ts) lists them. */
 export function petRoutes(catalog: PetCatalog, clock: Clock, idempotency: IdempotencySettings): Router {
   // Exact paths only, as documented: `/V1/pets` would bypass the key check in create-http-app.ts, `/v1/pets/` is no route.
   const router = new Router({ prefix: '/v1', sensitive: true, strict: true });
 
-  router.get('listPets', '/pets', async (ctx) => {
+  const { listPets, createPet, getPet } = PET_OPERATIONS;
+  router.get(listPets.operationId, routerPath(listPets), async (ctx) => {
     const { limit, status, cursor } = validate(ListPetsQuerySchema, ctx.query, 'query');
     const afterId = cursor === undefined ? undefined : decodeCursor(cursor, status);
     const page = await catalog.listPets({ limit, status, afterId });
@@ -25,7 +27,7 @@ export function petRoutes(catalog: PetCatalog, clock: Clock, idempotency: Idempo
     sendJson(ctx, 200, petsJson(page.pets));
   });
 
-  router.post('createPet', '/pets', async (ctx) => {
+  router.post(createPet.operationId, routerPath(createPet), async (ctx) => {
     const json = await readJsonBody(ctx);
     const newPet = toNewPet(validate(NewPetSchema, json, 'body'));
     const response = await runIdempotently(ctx, idempotency, json, async () => {
@@ -37,7 +39,7 @@ export function petRoutes(catalog: PetCatalog, clock: Clock, idempotency: Idempo
     sendJson(ctx, response.status, response.body);
   });
 
-  router.get('getPet', '/pets/:petId', async (ctx) => {
+  router.get(getPet.operationId, routerPath(getPet), async (ctx) => {
     // Removal is scheduled in the published document; at the instant it takes effect without a deploy.
     if (clock.now() >= GET_PET_SUNSET_AT) {
       throw new ApiError(410, 'operation_removed', `GET /v1/pets/{petId} was removed; use GET ${GET_PET_SUCCESSOR} instead.`);

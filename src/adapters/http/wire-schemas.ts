@@ -2,11 +2,14 @@ import { z } from 'zod';
 import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, LIST_LIMIT_MIN } from '../../core/pet-catalog.js';
 import { DOMAIN_ERROR_CODES } from '../../core/errors.js';
 import { API_ERROR_CODES } from './api-error.js';
-import { INT64_MAX, INT64_MIN, PET_NAME_MAX_LENGTH, PET_STATUSES } from '../../core/pet.js';
+import { INT64_MAX, INT64_MIN, PET_NAME_MAX_LENGTH, PET_STATUSES, isValidPetName } from '../../core/pet.js';
+import { exactInteger, JSON_NUMBER } from './json.js';
 
 /*
  * The wire contract, defined once: these schemas validate requests, give the handlers their types and
  * generate the OpenAPI document. Integers arrive as bigint (see json.ts), so int64 is checked exactly.
+ * Where zod cannot say a rule in JSON Schema (code points), the check is the core's and `.meta` states it
+ * for the document, next to the check.
  */
 
 export const ERROR_CODES = [...DOMAIN_ERROR_CODES, ...API_ERROR_CODES] as const;
@@ -19,13 +22,12 @@ export const PetStatusSchema = z
   .enum(PET_STATUSES, { error: `status must be one of ${PET_STATUSES.join(', ')}` })
   .meta({ id: 'PetStatus', description: 'Availability status of an animal.' });
 
-const nameMessage = `name must be a string of 1 to ${PET_NAME_MAX_LENGTH} characters, not blank`;
+const nameMessage = `name must be a string of 1 to ${PET_NAME_MAX_LENGTH} characters (code points), not blank`;
+// JSON Schema counts maxLength in code points, and so does the core: 255 emoji are a valid name.
 const PetName = z
   .string({ error: nameMessage })
-  .min(1, { error: nameMessage })
-  .max(PET_NAME_MAX_LENGTH, { error: nameMessage })
-  .regex(/\S/, { error: nameMessage })
-  .meta({ description: "The animal's name." });
+  .refine(isValidPetName, { error: nameMessage })
+  .meta({ description: "The animal's name.", minLength: 1, maxLength: PET_NAME_MAX_LENGTH, pattern: '\\S' });
 
 // Unknown members (a client-sent `id`, say) are dropped, never stored or echoed.
 export const NewPetSchema = z
@@ -49,7 +51,7 @@ export const ErrorSchema = z
   .object({
     code: z.enum(ERROR_CODES).meta({ description: 'Machine-readable error code, stable snake_case (listed in the README).' }),
     message: z.string().meta({ description: 'Human-readable description.' }),
-    status: z.int().meta({ description: 'The HTTP status code of the response.' }),
+    status: z.int().min(100).max(599).meta({ description: 'The HTTP status code of the response.' }),
   })
   .meta({ id: 'Error' });
 
@@ -59,16 +61,21 @@ export const CursorSchema = z
 
 const limitMessage = `limit must be an integer from ${LIST_LIMIT_MIN} to ${LIST_LIMIT_MAX}`;
 
-// Query values arrive as strings (arrays when repeated): parse them strictly, never coerce loosely.
+// Query values arrive as strings (arrays when repeated): parse them strictly, never coerce loosely. limit is
+// read as the body reads numbers: a JSON number whose value is an integer (`20`, `20.0`, `2e1`).
 export const ListPetsQuerySchema = z.strictObject(
   {
     limit: z
       .string({ error: limitMessage })
-      .regex(/^\d{1,3}$/, { error: limitMessage })
-      .transform(Number)
-      .pipe(z.int().min(LIST_LIMIT_MIN, { error: limitMessage }).max(LIST_LIMIT_MAX, { error: limitMessage }))
+      .regex(JSON_NUMBER, { error: limitMessage })
+      .transform((text) => Number(exactInteger(text) ?? Number.NaN))
+      .pipe(z.int({ error: limitMessage }).min(LIST_LIMIT_MIN, { error: limitMessage }).max(LIST_LIMIT_MAX, { error: limitMessage }))
       .default(LIST_LIMIT_DEFAULT)
-      .meta({ description: `Maximum number of animals returned, ${LIST_LIMIT_MIN} to ${LIST_LIMIT_MAX}.` }),
+      .meta({
+        description:
+          `Maximum number of animals returned, ${LIST_LIMIT_MIN} to ${LIST_LIMIT_MAX}, written as a JSON number: ` +
+          '`20`, `20.0` and `2e1` are the same integer; `020`, `+20` and `20.5` are 400.',
+      }),
     status: PetStatusSchema.optional(),
     cursor: CursorSchema.optional(),
   },

@@ -1,0 +1,43 @@
+import { encodeCursor } from './cursor.js';
+import type { ErrorBody } from './error-responses.js';
+
+/*
+ * The document's examples, chosen so that example-driven tools (Postman, Dredd, Prism) run without edits
+ * against a fresh service: every value is valid, the cursor is a real one for the example status, and the
+ * example petId is the id the first created animal gets (on a fresh service with no animal it is a 404).
+ */
+
+export const EXAMPLE_PET_ID = 1n;
+export const EXAMPLE_STATUS = 'available';
+
+export const EXAMPLE_NEW_PET = { name: 'Rex', categoryId: 1n, status: EXAMPLE_STATUS };
+export const EXAMPLE_PET = { id: EXAMPLE_PET_ID, ...EXAMPLE_NEW_PET };
+
+/** Values of the operations' parameters, by parameter name. */
+export const PARAMETER_EXAMPLES: Readonly<Record<string, unknown>> = {
+  limit: 20,
+  status: EXAMPLE_STATUS,
+  // A cursor sealed for the example status: continues after the first animal.
+  cursor: encodeCursor(EXAMPLE_PET_ID, EXAMPLE_STATUS),
+  petId: EXAMPLE_PET_ID,
+  'Idempotency-Key': '5b6f2a9e-3c1d-4e8f-9a07-6d2b8c4e1f30',
+};
+
+export const NEXT_LINK_EXAMPLE = `</v1/pets?limit=20&cursor=${encodeCursor(20n, undefined)}>; rel="next"`;
+
+export const REQUEST_ID_EXAMPLE = '7c1e9f6a-2b3d-4c5e-8f90-a1b2c3d4e5f6';
+
+export const errorExample = (status: number, code: ErrorBody['code'], message: string): ErrorBody => ({ code, message, status });
+
+/*
+ * openapi-to-postmanv2 (and so Portman) fills requests from schemas by default, ignoring examples: anything
+ * without a `default` is sent as a placeholder such as "<long>", which is a 400. These schemas get one. For the
+ * optional status and cursor the `default` is only a value for such tools: left out, they filter nothing and
+ * start at the first page, as their descriptions say.
+ */
+export const TOOL_DEFAULTS: Readonly<Record<string, unknown>> = {
+  status: EXAMPLE_STATUS,
+  cursor: PARAMETER_EXAMPLES.cursor,
+  petId: EXAMPLE_PET_ID,
+  categoryId: EXAMPLE_NEW_PET.categoryId,
+};
