@@ -5,6 +5,7 @@ import { pickFreePort } from './mongo-server.js';
  * A TCP relay in front of the test server, so outage tests can take "MongoDB" away and bring it back
  * with its data intact, whichever server the run uses (an external MONGODB_URL server cannot be killed).
  * Down means what a crashed server looks like to the driver: open connections reset, new ones refused.
+ * A black hole is a silent partition: connections stay open and new ones are accepted, nothing is forwarded.
  */
 export interface TcpProxy {
   /** The server's URL pointed at the relay (same credentials and options, directConnection=true). */
@@ -13,6 +14,8 @@ export interface TcpProxy {
   up(): Promise<void>;
   /** Resets every connection and stops listening. */
   down(): Promise<void>;
+  /** Keeps every connection open (and accepts new ones) but swallows their bytes both ways; up() resets them and relays again. */
+  blackHole(): void;
 }
 
 export async function createTcpProxy(targetUrl: string): Promise<TcpProxy> {
@@ -20,6 +23,7 @@ export async function createTcpProxy(targetUrl: string): Promise<TcpProxy> {
   const target = relayed(targetUrl, port);
   const sockets = new Set<net.Socket>();
   let server: net.Server | undefined;
+  let swallowing = false;
   const track = (socket: net.Socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
@@ -27,8 +31,13 @@ export async function createTcpProxy(targetUrl: string): Promise<TcpProxy> {
   return {
     url: target.url,
     async up() {
+      if (swallowing) {
+        swallowing = false;
+        for (const socket of sockets) socket.resetAndDestroy();
+      }
       if (server !== undefined) return;
       const relay = net.createServer((client) => {
+        if (swallowing) return void swallow(track, client);
         const upstream = net.connect(target.port, target.host);
         track(client);
         track(upstream);
@@ -42,6 +51,10 @@ export async function createTcpProxy(targetUrl: string): Promise<TcpProxy> {
         relay.listen({ port, host: '127.0.0.1' }, resolve);
       });
     },
+    blackHole() {
+      swallowing = true;
+      for (const socket of sockets) swallow(() => {}, socket);
+    },
     async down() {
       const relay = server;
       server = undefined;
@@ -49,6 +62,14 @@ export async function createTcpProxy(targetUrl: string): Promise<TcpProxy> {
       if (relay !== undefined) await new Promise<void>((resolve) => relay.close(() => resolve()));
     },
   };
+}
+
+/** Reads and discards whatever arrives, forwarding nothing; the socket stays open. */
+function swallow(track: (socket: net.Socket) => void, socket: net.Socket): void {
+  track(socket);
+  socket.unpipe();
+  socket.on('error', () => socket.destroy());
+  socket.resume();
 }
 
 /** The single host of a mongodb:// URL, and the same URL (credentials, options) pointed at the relay. */
