@@ -84,7 +84,12 @@ export function compose(config: AppConfig, runtime: Runtime): Container {
   container
     .bind(TOKENS.metrics)
     .toResolvedValue(
-      (pets: PetRepository) => (config.metrics === 'on' ? new HttpMetrics(() => pets.count()) : undefined),
+      (pets: PetRepository) => {
+        if (config.metrics === 'off') return undefined;
+        const metrics = new HttpMetrics(() => pets.count());
+        runtime.mongo?.onCommand((command) => metrics.countMongoCommand(command));
+        return metrics;
+      },
       [TOKENS.petRepository],
     );
   container
@@ -155,7 +160,10 @@ function bindStorage(container: Container, config: AppConfig, runtime: Runtime):
       container
         .bind(TOKENS.petRepository)
         .toResolvedValue(
-          (mongo: MongoConnection, logger: Logger) => new MongoPetRepository(mongo, storageFailureLog(logger)),
+          (mongo: MongoConnection, logger: Logger) =>
+            new MongoPetRepository(mongo, storageFailureLog(logger), (petId) =>
+              logger.warn({ petId: String(petId) }, 'pet id taken already; retrying with a fresh id'),
+            ),
           [TOKENS.mongo, TOKENS.logger],
         );
       // Shared by every instance on the database, so retries and quotas hold whichever instance answers.
