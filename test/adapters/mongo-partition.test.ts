@@ -1,3 +1,4 @@
+import type { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { MongoConnection } from '../../src/adapters/mongo/connect-mongo.js';
 import { MongoIdempotencyStore } from '../../src/adapters/mongo/mongo-idempotency-store.js';
@@ -33,6 +34,21 @@ function expectUnavailableWithinTimeout(what: string, { ms, result }: { ms: numb
   expect(ms, what).toBeLessThan(TIMEOUT_MS + SLACK_MS);
 }
 
+/** Counts what the driver does underneath the adapters (command monitoring and pool events). */
+function watchDriver(client: MongoClient) {
+  const checkOuts: number[] = [];
+  let commandsUnfinished = 0;
+  client.on('connectionCheckOutStarted', () => checkOuts.push(performance.now()));
+  client.on('commandStarted', () => commandsUnfinished++);
+  client.on('commandSucceeded', () => commandsUnfinished--);
+  client.on('commandFailed', () => commandsUnfinished--);
+  return {
+    /** A driver retry asks the pool for a connection once its first attempt failed. */
+    checkOutsAfter: (time: number) => checkOuts.filter((at) => at > time).length,
+    commandsUnfinished: () => commandsUnfinished,
+  };
+}
+
 const claimOf = (key: string): IdempotencyClaim => ({ key, fingerprint: 'fp', now: Date.UTC(2030, 0, 1), ttlMs: 3_600_000, leaseMs: 60_000 });
 
 describe('the MongoDB adapters in a silent network partition', () => {
@@ -64,7 +80,11 @@ describe('the MongoDB adapters in a silent network partition', () => {
     limiter.hit('k');
     await limiter.exchange();
     limiter.hit('k');
+    // Enough pooled connections for every call below, so that each sends its command at once (as on a busy service).
+    await Promise.all(Array.from({ length: 10 }, () => pets.list({ limit: 1 })));
+    const driver = watchDriver((await connection.db()).client);
     proxy.blackHole();
+    const partitioned = performance.now();
 
     const outcomes = await Promise.all(
       Object.entries({
@@ -78,6 +98,11 @@ describe('the MongoDB adapters in a silent network partition', () => {
       }).map(async ([name, operation]) => ({ name, outcome: await timed<unknown>(operation) })),
     );
     for (const { name, outcome } of outcomes) expectUnavailableWithinTimeout(`${name} while black-holed`, outcome);
+    // What the driver does with the calls given up: no retry starts after the deadline, and no command
+    // is still waiting shortly after it (the adapter's abort, or socketTimeoutMS for writes, closed its connection).
+    await new Promise((resolve) => setTimeout(resolve, partitioned + TIMEOUT_MS + SLACK_MS - performance.now()));
+    expect(driver.checkOutsAfter(partitioned + TIMEOUT_MS / 2)).toBe(0);
+    expect(driver.commandsUnfinished()).toBe(0);
 
     // A second round, once the driver has seen its first operations time out.
     expectUnavailableWithinTimeout('second list while black-holed', await timed(pets.list({ limit: 10 })));

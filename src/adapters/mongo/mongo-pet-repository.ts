@@ -53,7 +53,7 @@ export class MongoPetRepository implements PetRepository {
   }
 
   async findById(id: PetId): Promise<Pet | undefined> {
-    const found = await this.storage((db, signal) => pets(db).findOne({ _id: { $eq: id } }, { signal }));
+    const found = await this.storage((db, signal) => pets(db).findOne({ _id: { $eq: id } }, this.readOptions(signal)));
     return found === null ? undefined : toPet(found);
   }
 
@@ -63,14 +63,16 @@ export class MongoPetRepository implements PetRepository {
       ...(query.afterId === undefined ? {} : { _id: { $gt: query.afterId } }),
     };
     const found = await this.storage((db, signal) =>
-      pets(db).find(filter, { signal }).sort({ _id: 1 }).limit(query.limit).toArray(),
+      pets(db).find(filter, this.readOptions(signal)).sort({ _id: 1 }).limit(query.limit).toArray(),
     );
     return found.map(toPet);
   }
 
   async count(): Promise<number> {
-    // Collection metadata, not a scan: the port allows an approximate count.
-    return Number(await this.storage((db) => pets(db).estimatedDocumentCount()));
+    // Collection metadata, not a scan (the port allows an approximate count). A plain command rather than
+    // estimatedDocumentCount, which takes no abort signal and so would retry after the deadline.
+    const reply = await this.storage((db, signal) => db.command({ count: PETS }, { signal }));
+    return Number(reply.n);
   }
 
   async isReachable(): Promise<boolean> {
@@ -84,6 +86,11 @@ export class MongoPetRepository implements PetRepository {
     // Server selection may wait the full operation timeout; readiness answers sooner.
     const timeout = Math.min(PING_TIMEOUT_MS, this.connection.settings.timeoutMs);
     return Promise.race([ping, new Promise<false>((resolve) => setTimeout(resolve, timeout, false).unref())]);
+  }
+
+  /** The server gives up on a read when this adapter does (a slow server, not only a lost one). */
+  private readOptions(signal: AbortSignal) {
+    return { signal, maxTimeMS: this.connection.settings.timeoutMs };
   }
 
   /** Runs driver calls within the timeout; whatever they throw leaves this adapter as StorageUnavailable. */
