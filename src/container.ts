@@ -64,7 +64,12 @@ export function compose(config: AppConfig, runtime: Runtime): Container {
   container.bind(TOKENS.petCatalog).toResolvedValue(catalog, [TOKENS.petRepository, TOKENS.apiKeyVerifier]);
   const readiness = (pets: PetRepository): Readiness => ({ isReady: async () => !runtime.isDraining() && pets.isReachable() });
   container.bind(TOKENS.readiness).toResolvedValue(readiness, [TOKENS.petRepository]);
-  const metrics = (pets: PetRepository) => (config.metrics === 'on' ? new HttpMetrics(() => pets.count()) : undefined);
+  const metrics = (pets: PetRepository) => {
+    if (config.metrics === 'off') return undefined;
+    const metrics = new HttpMetrics(() => pets.count());
+    runtime.mongo?.onCommand((command) => metrics.countMongoCommand(command));
+    return metrics;
+  };
   container.bind(TOKENS.metrics).toResolvedValue(metrics, [TOKENS.petRepository]);
   // What composing knows already (config, runtime) is passed as is; only ports and adapters are resolved.
   const httpApp = (catalog: PetCatalog, readiness: Readiness, clock: Clock, store: IdempotencyStore, rateLimits: RateLimits, metrics?: HttpMetrics) =>
@@ -107,7 +112,10 @@ function bindStorage(container: Container, config: AppConfig, runtime: Runtime):
       container
         .bind(TOKENS.petRepository)
         .toResolvedValue(
-          (mongo: MongoConnection, logger: Logger) => new MongoPetRepository(mongo, storageFailureLog(logger)),
+          (mongo: MongoConnection, logger: Logger) =>
+            new MongoPetRepository(mongo, storageFailureLog(logger), (petId) =>
+              logger.warn({ petId: String(petId) }, 'pet id taken already; retrying with a fresh id'),
+            ),
           [TOKENS.mongo, TOKENS.logger],
         );
       // Shared by every instance on the database, so retries and quotas hold whichever instance answers.

@@ -2,6 +2,7 @@ import type { Document, MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { INT64_MAX, INT64_MIN, type Pet } from '../../src/core/pet.js';
 import { StorageUnavailable } from '../../src/core/errors.js';
+import { MongoPetRepository } from '../../src/adapters/mongo/mongo-pet-repository.js';
 import { petRepositoryContract } from '../contract/pet-repository-contract.js';
 import { freshMongoSettings, openTestStore, rawClient, type TestStore } from '../support/mongo-test-db.js';
 
@@ -113,8 +114,11 @@ describe('MongoPetRepository, storage details', () => {
       const stored = [await lagging.repository.add({ name: 'a', categoryId: 1n }), await lagging.repository.add({ name: 'b', categoryId: 2n })];
       // As after restoring an old backup of the counters collection.
       await client.db(settings.db).collection<{ _id: string; seq: bigint }>('counters').updateOne({ _id: 'pets' }, { $set: { seq: 0n } });
-      const next = await lagging.repository.add({ name: 'c', categoryId: 3n });
+      const taken: bigint[] = [];
+      const next = await new MongoPetRepository(lagging.connection, undefined, (id) => taken.push(id)).add({ name: 'c', categoryId: 3n });
       expect(next.id > stored[1]!.id).toBe(true);
+      // The collision is reported (the service logs it at warn), once, with the id that was taken.
+      expect(taken).toEqual([stored[0]!.id]);
       expect(await lagging.repository.list({ limit: 10 })).toEqual([...stored, next]);
     } finally {
       await lagging.close();

@@ -5,6 +5,7 @@ import { pickFreePort } from './mongo-server.js';
  * A TCP relay in front of the test server, so outage tests can take "MongoDB" away and bring it back
  * with its data intact, whichever server the run uses (an external MONGODB_URL server cannot be killed).
  * Down means what a crashed server looks like to the driver: open connections reset, new ones refused.
+ * A black hole is a silent partition: connections stay open and new ones are accepted, nothing is forwarded.
  */
 export interface TcpProxy {
   /** The server's URL pointed at the relay (same credentials and options, directConnection=true). */
@@ -18,6 +19,8 @@ export interface TcpProxy {
    * server's reply arrives the client's connection is reset instead (a lost response).
    */
   dropResponses(count: number): void;
+  /** Keeps every connection open (and accepts new ones) but swallows their bytes both ways; up() resets them and relays again. */
+  blackHole(): void;
 }
 
 export async function createTcpProxy(targetUrl: string): Promise<TcpProxy> {
@@ -26,6 +29,7 @@ export async function createTcpProxy(targetUrl: string): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>();
   let server: net.Server | undefined;
   let responsesToDrop = 0;
+  let swallowing = false;
   const track = (socket: net.Socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
@@ -33,8 +37,13 @@ export async function createTcpProxy(targetUrl: string): Promise<TcpProxy> {
   return {
     url: target.url,
     async up() {
+      if (swallowing) {
+        swallowing = false;
+        for (const socket of sockets) socket.resetAndDestroy();
+      }
       if (server !== undefined) return;
       const relay = net.createServer((client) => {
+        if (swallowing) return void swallow(track, client);
         const upstream = net.connect(target.port, target.host);
         track(client);
         track(upstream);
@@ -55,6 +64,10 @@ export async function createTcpProxy(targetUrl: string): Promise<TcpProxy> {
         relay.listen({ port, host: '127.0.0.1' }, resolve);
       });
     },
+    blackHole() {
+      swallowing = true;
+      for (const socket of sockets) swallow(() => {}, socket);
+    },
     async down() {
       const relay = server;
       server = undefined;
@@ -65,6 +78,14 @@ export async function createTcpProxy(targetUrl: string): Promise<TcpProxy> {
       responsesToDrop = count;
     },
   };
+}
+
+/** Reads and discards whatever arrives, forwarding nothing; the socket stays open. */
+function swallow(track: (socket: net.Socket) => void, socket: net.Socket): void {
+  track(socket);
+  socket.unpipe();
+  socket.on('error', () => socket.destroy());
+  socket.resume();
 }
 
 /**

@@ -51,6 +51,25 @@ export class HttpMetrics {
     series.time(seconds);
   }
 
+  private readonly mongoCommands = new Counter({
+    name: 'animal_store_mongodb_commands_total',
+    help: 'Commands sent to MongoDB (round trips), by command name.',
+    labelNames: ['command'] as const,
+    registers: [this.registry],
+  });
+  private readonly mongoCommandSeries = new Map<string, () => void>();
+
+  /** One round trip to MongoDB; command names are the driver's few (find, insert, update...), so the labels stay bounded. */
+  countMongoCommand(command: string): void {
+    let count = this.mongoCommandSeries.get(command);
+    if (count === undefined) {
+      const child = this.mongoCommands.labels(command);
+      count = () => child.inc();
+      this.mongoCommandSeries.set(command, count);
+    }
+    count();
+  }
+
   get contentType(): string {
     return this.registry.contentType;
   }

@@ -1,10 +1,18 @@
-import { MongoClient, type Db } from 'mongodb';
+import { MongoClient, type CommandStartedEvent, type Db } from 'mongodb';
 
 export interface MongoSettings {
   readonly url: string;
   readonly db: string;
-  /** How long an operation may wait for an unreachable server before it fails. */
+  /** How long a storage operation may take, end to end (connecting and driver retries included), before it fails. */
   readonly timeoutMs: number;
+}
+
+/** An adapter call that outlived settings.timeoutMs; the adapter reports it as StorageUnavailable. */
+export class MongoDeadlineExceeded extends Error {
+  constructor(timeoutMs: number) {
+    super(`The MongoDB operation did not finish within ${timeoutMs} ms`);
+    this.name = 'MongoDeadlineExceeded';
+  }
 }
 
 /**
@@ -17,6 +25,7 @@ export interface MongoSettings {
 export class MongoConnection {
   private current: Promise<{ client: MongoClient; db: Db }> | undefined;
   private closed = false;
+  private readonly commandListeners: ((command: string) => void)[] = [];
 
   constructor(
     readonly settings: MongoSettings,
@@ -26,6 +35,36 @@ export class MongoConnection {
   /** The database, connecting (again) first when needed; rejects with the driver's error. */
   async db(): Promise<Db> {
     return (await this.connected()).db;
+  }
+
+  /**
+   * Runs one adapter call, bounded end to end by settings.timeoutMs: connecting, server selection, every
+   * round trip and the driver's own retry. The driver's whole-operation timeout (timeoutMS) is a no-op
+   * since 7.8, so the bound is ours. At the deadline the call rejects with MongoDeadlineExceeded and
+   * `signal` aborts: reads hand it to the driver, which then closes the hung socket and drops its retry.
+   * Writes take no signal; an abandoned write ends at socketTimeoutMS (README, "Timeouts").
+   */
+  async run<T>(operation: (db: Db, signal: AbortSignal) => Promise<T>): Promise<T> {
+    const { timeoutMs } = this.settings;
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const exceeded = new MongoDeadlineExceeded(timeoutMs);
+        controller.abort(exceeded);
+        reject(exceeded);
+      }, timeoutMs);
+    });
+    try {
+      return await Promise.race([this.db().then((db) => operation(db, controller.signal)), deadline]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Calls `listener` with the name of every command sent to the server (one per round trip), on this and later clients. */
+  onCommand(listener: (command: string) => void): void {
+    this.commandListeners.push(listener);
   }
 
   async close(): Promise<void> {
@@ -55,6 +94,11 @@ export class MongoConnection {
       socketTimeoutMS: timeoutMs,
       waitQueueTimeoutMS: timeoutMs,
       appName: 'animal-store-service',
+      // Command monitoring, for the round-trip counter; listeners are added after connecting (at composition).
+      monitorCommands: true,
+    });
+    client.on('commandStarted', (event: CommandStartedEvent) => {
+      for (const listener of this.commandListeners) listener(event.commandName);
     });
     try {
       await client.connect();

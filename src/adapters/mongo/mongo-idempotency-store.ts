@@ -54,10 +54,11 @@ export class MongoIdempotencyStore implements IdempotencyStore {
       expiresAt: new Date(claim.now + claim.ttlMs),
       leaseEndsAt: new Date(claim.now + claim.leaseMs),
     };
-    return this.storage(async (db) => {
+    // Every round shares the one timeout.
+    return this.storage(async (db, signal) => {
       for (let round = 1; round <= MAX_CLAIM_ROUNDS; round++) {
         if (await insertUnlessTaken(db, fresh)) return this.own(fresh);
-        const existing = await keys(db).findOne({ _id: { $eq: claim.key } });
+        const existing = await keys(db).findOne({ _id: { $eq: claim.key } }, { signal });
         // Gone since the insert failed (released, or deleted by TTL): try the insert again.
         if (existing === null) continue;
         if (isLive(existing, claim.now)) return toRecord(existing);
@@ -96,10 +97,10 @@ export class MongoIdempotencyStore implements IdempotencyStore {
     return claimId === undefined ? undefined : { _id: { $eq: key }, claimId: { $eq: claimId }, state: { $eq: 'in_progress' as const } };
   }
 
-  /** Runs driver calls; whatever they throw leaves this adapter as StorageUnavailable. */
-  private async storage<T>(operation: (db: Db) => Promise<T>): Promise<T> {
+  /** Runs driver calls within the timeout; whatever they throw leaves this adapter as StorageUnavailable. */
+  private async storage<T>(operation: (db: Db, signal: AbortSignal) => Promise<T>): Promise<T> {
     try {
-      return await operation(await this.connection.db());
+      return await this.connection.run(operation);
     } catch (error) {
       this.onFailure(error);
       throw new StorageUnavailable({ cause: error });

@@ -33,19 +33,27 @@ export class MongoPetRepository implements PetRepository {
   constructor(
     private readonly connection: MongoConnection,
     private readonly onFailure: (error: unknown) => void = () => {},
+    /** Told each time an id from the counter was taken already, before add retries with a fresh one. */
+    private readonly onIdTaken: (id: PetId) => void = () => {},
   ) {}
 
+  /** The counter round trip and the insert (and any retry) share one timeout. */
   async add(newPet: NewPet): Promise<Pet> {
-    for (let attempt = 1; attempt <= MAX_ADD_ATTEMPTS; attempt++) {
-      const document = toPetDocument(await this.storage((db) => nextPetId(db)), newPet);
-      if (await this.storage((db) => insertUnlessTaken(db, document))) return toPet(document);
-      await this.storage((db) => counterPastHighestId(db));
-    }
-    throw this.failure(new Error(`No free pet id after ${MAX_ADD_ATTEMPTS} attempts`));
+    // Checked before any round trip, so that an invalid pet is a RangeError here rather than a 503.
+    toPetDocument(0n, newPet);
+    return this.storage(async (db, signal) => {
+      for (let attempt = 1; attempt <= MAX_ADD_ATTEMPTS; attempt++) {
+        const document = toPetDocument(await nextPetId(db), newPet);
+        if (await insertUnlessTaken(db, document)) return toPet(document);
+        this.onIdTaken(document._id);
+        await counterPastHighestId(db, signal);
+      }
+      throw new Error(`No free pet id after ${MAX_ADD_ATTEMPTS} attempts`);
+    });
   }
 
   async findById(id: PetId): Promise<Pet | undefined> {
-    const found = await this.storage((db) => pets(db).findOne({ _id: { $eq: id } }));
+    const found = await this.storage((db, signal) => pets(db).findOne({ _id: { $eq: id } }, this.readOptions(signal)));
     return found === null ? undefined : toPet(found);
   }
 
@@ -54,13 +62,17 @@ export class MongoPetRepository implements PetRepository {
       ...(query.status === undefined ? {} : { status: { $eq: query.status } }),
       ...(query.afterId === undefined ? {} : { _id: { $gt: query.afterId } }),
     };
-    const found = await this.storage((db) => pets(db).find(filter).sort({ _id: 1 }).limit(query.limit).toArray());
+    const found = await this.storage((db, signal) =>
+      pets(db).find(filter, this.readOptions(signal)).sort({ _id: 1 }).limit(query.limit).toArray(),
+    );
     return found.map(toPet);
   }
 
   async count(): Promise<number> {
-    // Collection metadata, not a scan: the port allows an approximate count.
-    return Number(await this.storage((db) => pets(db).estimatedDocumentCount()));
+    // Collection metadata, not a scan (the port allows an approximate count). A plain command rather than
+    // estimatedDocumentCount, which takes no abort signal and so would retry after the deadline.
+    const reply = await this.storage((db, signal) => db.command({ count: PETS }, { signal }));
+    return Number(reply.n);
   }
 
   async isReachable(): Promise<boolean> {
@@ -76,18 +88,19 @@ export class MongoPetRepository implements PetRepository {
     return Promise.race([ping, new Promise<false>((resolve) => setTimeout(resolve, timeout, false).unref())]);
   }
 
-  /** Runs driver calls; whatever they throw leaves this adapter as StorageUnavailable. */
-  private async storage<T>(operation: (db: Db) => Promise<T>): Promise<T> {
-    try {
-      return await operation(await this.connection.db());
-    } catch (error) {
-      throw this.failure(error);
-    }
+  /** The server gives up on a read when this adapter does (a slow server, not only a lost one). */
+  private readOptions(signal: AbortSignal) {
+    return { signal, maxTimeMS: this.connection.settings.timeoutMs };
   }
 
-  private failure(cause: unknown): StorageUnavailable {
-    this.onFailure(cause);
-    return new StorageUnavailable({ cause });
+  /** Runs driver calls within the timeout; whatever they throw leaves this adapter as StorageUnavailable. */
+  private async storage<T>(operation: (db: Db, signal: AbortSignal) => Promise<T>): Promise<T> {
+    try {
+      return await this.connection.run(operation);
+    } catch (error) {
+      this.onFailure(error);
+      throw new StorageUnavailable({ cause: error });
+    }
   }
 }
 
@@ -127,8 +140,8 @@ async function insertUnlessTaken(db: Db, document: PetDocument): Promise<boolean
 }
 
 /** Moves the counter past the highest stored id, in case it lags behind (restored or imported data). */
-async function counterPastHighestId(db: Db): Promise<void> {
-  const [highest] = await pets(db).find({}, { projection: { _id: 1 } }).sort({ _id: -1 }).limit(1).toArray();
+async function counterPastHighestId(db: Db, signal: AbortSignal): Promise<void> {
+  const [highest] = await pets(db).find({}, { projection: { _id: 1 }, signal }).sort({ _id: -1 }).limit(1).toArray();
   // A conditional $set rather than $max, which jongodb lacks; the filter keeps it from ever lowering the counter.
   if (highest !== undefined) await counters(db).updateOne({ _id: PET_IDS, seq: { $lt: highest._id } }, { $set: { seq: highest._id } });
 }

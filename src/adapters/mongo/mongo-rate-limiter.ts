@@ -40,6 +40,8 @@ export class MongoRateLimiter implements RateLimiter {
   private readonly windowMs: number;
   private readonly timer: NodeJS.Timeout;
   private exchanging: Promise<void> | undefined;
+  /** The driver work of an exchange that gave up at the timeout and may still be out. */
+  private straggler: Promise<unknown> | undefined;
 
   constructor(
     private readonly connection: MongoConnection,
@@ -60,7 +62,7 @@ export class MongoRateLimiter implements RateLimiter {
     return this.add(key, 0);
   }
 
-  /** Sends the hits counted here and reads back every instance's totals; never throws. */
+  /** Sends the hits counted here and reads back every instance's totals, within the MongoDB timeout; never throws. */
   exchange(): Promise<void> {
     this.exchanging ??= this.send().finally(() => (this.exchanging = undefined));
     return this.exchanging;
@@ -92,42 +94,57 @@ export class MongoRateLimiter implements RateLimiter {
       if (count.window === window) current.push([key, count]);
       else this.counts.delete(key);
     }
-    if (current.length === 0) return;
+    // In a partition, one exchange at a time: no new one beside a timed-out one still holding a connection.
+    if (current.length === 0 || this.straggler !== undefined) return;
     for (const [, count] of current) {
       count.sending = count.pending;
       count.pending = 0;
     }
     const id = (key: string) => `${this.name}:${key}:${window}`;
     const expiresAt = new Date((window + 2) * this.windowMs);
+    let work: Promise<Map<string, number>> | undefined;
     try {
-      const db = await this.connection.db();
-      const windows = collectionOf<WindowDocument>(db, WINDOWS);
-      const increments: AnyBulkWriteOperation<WindowDocument>[] = current
-        .filter(([, count]) => count.sending > 0)
-        .map(([key, count]) => ({
-          updateOne: { filter: { _id: id(key) }, update: { $inc: { count: count.sending }, $setOnInsert: { expiresAt } }, upsert: true },
-        }));
-      if (increments.length > 0) await windows.bulkWrite(increments, { ordered: false });
-      const totals = new Map<string, number>();
-      for (const document of await windows.find({ _id: { $in: current.map(([key]) => id(key)) } }).toArray()) {
-        totals.set(document._id, Number(document.count));
-      }
+      const totals = await this.connection.run((db, signal) => (work = sendAndRead(db, signal, current, id, expiresAt)));
       for (const [key, count] of current) {
         count.shared = Math.max(count.shared + count.sending, totals.get(id(key)) ?? 0);
         count.sending = 0;
       }
     } catch {
-      // Unsent hits wait for the next exchange; meanwhile this instance counts on its own.
+      // Unsent hits wait for the next exchange; meanwhile this instance counts on its own. Hits whose
+      // write landed after the timeout are sent again: a count errs upwards, never down.
       for (const [, count] of current) {
         count.pending += count.sending;
         count.sending = 0;
       }
+      if (work !== undefined) this.straggler = work.catch(() => undefined).finally(() => (this.straggler = undefined));
     }
   }
 
   private now(): number {
     return (this.options.now ?? Date.now)();
   }
+}
+
+/** One bulk write of the increments and one read of the totals; the totals by window id. */
+async function sendAndRead(
+  db: Db,
+  signal: AbortSignal,
+  current: readonly [string, Count][],
+  id: (key: string) => string,
+  expiresAt: Date,
+): Promise<Map<string, number>> {
+  const windows = collectionOf<WindowDocument>(db, WINDOWS);
+  const increments: AnyBulkWriteOperation<WindowDocument>[] = current
+    .filter(([, count]) => count.sending > 0)
+    .map(([key, count]) => ({
+      updateOne: { filter: { _id: id(key) }, update: { $inc: { count: count.sending }, $setOnInsert: { expiresAt } }, upsert: true },
+    }));
+  if (increments.length > 0) await windows.bulkWrite(increments, { ordered: false });
+  const totals = new Map<string, number>();
+  for (const document of await windows.find({ _id: { $in: current.map(([key]) => id(key)) } }, { signal }).toArray()) {
+    totals.set(document._id, Number(document.count));
+  }
+  return totals;
 }
 
 /** Limits counted in MongoDB (STORAGE=mongodb), so they hold across instances within EXCHANGE_EVERY_MS. */
