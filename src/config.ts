@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 
@@ -25,6 +26,14 @@ const origin = z
   .refine((value) => /^https?:\/\/[^/\s*]+$/.test(value) && URL.canParse(value) && new URL(value).origin === value, {
     message: 'each entry must be an origin such as https://app.example.com (no path, no trailing slash, no *)',
   });
+
+/** An IP address or a CIDR block such as 10.0.0.0/8 or fd00::/8. */
+function isAddressOrSubnet(entry: string): boolean {
+  const [address, prefix, extra] = entry.split('/');
+  const family = isIP(address ?? '');
+  if (family === 0 || extra !== undefined) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+}
 
 /** Each setting with the environment variable that overrides it; the file key is the same without the prefix. */
 const configSchema = z.strictObject({
@@ -55,6 +64,10 @@ const configSchema = z.strictObject({
   requestTimeoutMs: milliseconds.default(30_000),
   keepAliveTimeoutMs: milliseconds.default(5_000),
   corsOrigins: z.array(origin).default([]),
+  // Unset or empty: X-Forwarded-For is ignored and the peer address is the client (see client-address.ts).
+  trustedProxies: z
+    .array(z.string().refine(isAddressOrSubnet, { message: 'each entry must be an IP address or a CIDR block such as 10.0.0.0/8' }))
+    .optional(),
 }).superRefine((config, check) => {
   // Node refuses a headers timeout longer than the request timeout.
   if (config.headersTimeoutMs > config.requestTimeoutMs) {
@@ -128,10 +141,11 @@ const ENV_OVERRIDES: Readonly<Record<string, string>> = {
   requestTimeoutMs: 'HTTP_REQUEST_TIMEOUT_MS',
   keepAliveTimeoutMs: 'HTTP_KEEP_ALIVE_TIMEOUT_MS',
   corsOrigins: 'CORS_ORIGINS',
+  trustedProxies: 'TRUSTED_PROXIES',
 };
 
 /** Comma-separated variables; for them an empty value means an empty list, not "unset". */
-const LIST_SETTINGS = new Set(['apiKeys', 'corsOrigins']);
+const LIST_SETTINGS = new Set(['apiKeys', 'corsOrigins', 'trustedProxies']);
 
 function withEnvOverrides(file: Record<string, unknown>, env: Env): Record<string, unknown> {
   const merged: Record<string, unknown> = { ...file, mongodb: isObject(file.mongodb) ? { ...file.mongodb } : {} };

@@ -112,6 +112,7 @@ export function compose(config: AppConfig, runtime: Runtime): Container {
           logger,
           metrics,
           metricsOnApiPort: config.metricsPort === undefined,
+          trustedProxies: config.trustedProxies ?? [],
           corsOrigins: config.corsOrigins,
         }),
       [

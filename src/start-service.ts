@@ -2,8 +2,9 @@ import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { answerClientError } from './adapters/http/client-errors.js';
-import { logUnexpectedError } from './adapters/http/observe-requests.js';
+import type { Duplex } from 'node:stream';
+import { answerClientErrors } from './adapters/http/client-errors.js';
+import { logUnexpectedError, RequestObserver } from './adapters/http/observe-requests.js';
 import { connectMongo, type MongoConnection } from './adapters/mongo/connect-mongo.js';
 import { createIndexes } from './adapters/mongo/mongo-indexes.js';
 import { ConfigError, type AppConfig } from './config.js';
@@ -92,12 +93,14 @@ async function listenAll(config: AppConfig, { generatedApiKey, logger, mongo, cl
     if (draining) res.setHeader('Connection', 'close');
     handler(req, res);
   };
-  const server = await listen(whileDraining(container.get(TOKENS.httpApp).callback()), config, config.port);
+  // The server's own answers (400, 408, 431 from Node's parser and timeouts) are logged and counted like the app's.
+  const answerClientError = answerClientErrors(new RequestObserver(logger, container.get(TOKENS.metrics)));
+  const server = await listen(whileDraining(container.get(TOKENS.httpApp).callback()), config, config.port, answerClientError);
   const metricsApp = container.get(TOKENS.metricsApp);
   const metricsServer =
     metricsApp === undefined || config.metricsPort === undefined
       ? undefined
-      : await listen(metricsApp.callback(), config, config.metricsPort);
+      : await listen(metricsApp.callback(), config, config.metricsPort, answerClientError);
   return {
     server,
     url: urlOf(server, config.host),
@@ -114,7 +117,12 @@ async function listenAll(config: AppConfig, { generatedApiKey, logger, mongo, cl
 }
 
 /** A listener with every limit explicit: header size, time to send headers, to send the request, idle keep-alive. */
-async function listen(handler: RequestListener, config: AppConfig, port: number): Promise<Server> {
+async function listen(
+  handler: RequestListener,
+  config: AppConfig,
+  port: number,
+  answerClientError: (error: Error, socket: Duplex) => void,
+): Promise<Server> {
   const server = createServer(
     {
       maxHeaderSize: config.maxHeaderBytes,
