@@ -1,0 +1,93 @@
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../support/http-harness.js';
+import { TEST_API_KEY } from '../support/test-config.js';
+
+// Issue 11, D1: Koa's ctx.query was quadratic; 8,000 parameters cost about 0.9 s of CPU before the 400.
+const HOSTILE_QUERY = Array.from({ length: 8000 }, () => 'a').join('&');
+const AUTH = { Authorization: `Bearer ${TEST_API_KEY}` };
+
+async function timedGet(url: string): Promise<{ status: number; body: unknown; ms: number }> {
+  const started = performance.now();
+  const response = await fetch(url, { headers: AUTH });
+  const body = (await response.json()) as unknown;
+  return { status: response.status, body, ms: performance.now() - started };
+}
+
+/** One hostile request on its own connection, over a raw socket so the client itself costs next to nothing. */
+function rawHostileRequest(url: string): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname);
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (data: string) => (received += data));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(received));
+    socket.on('connect', () =>
+      socket.write(`GET /v1/pets?${HOSTILE_QUERY} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nConnection: close\r\n\r\n`),
+    );
+  });
+}
+
+function percentile(values: readonly number[], share: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(share * sorted.length) - 1)]!;
+}
+
+describe('query limits', () => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server.stop());
+
+  it('answers 8,000 parameters (16 KB) with 414 uri_too_long in under 20 ms', async () => {
+    await timedGet(`${server.url}/v1/pets?limit=1`);
+    const answer = await timedGet(`${server.url}/v1/pets?${HOSTILE_QUERY}`);
+    expect(answer.status).toBe(414);
+    expect(answer.body).toEqual({ code: 'uri_too_long', message: expect.stringContaining('2048'), status: 414 });
+    expect(answer.ms).toBeLessThan(20);
+  });
+
+  it('answers more than 16 parameters in a short target with 400 validation_failed', async () => {
+    const answer = await timedGet(`${server.url}/v1/pets?${Array.from({ length: 17 }, () => 'a').join('&')}`);
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({ code: 'validation_failed', message: 'query: at most 16 parameters are accepted.' });
+  });
+
+  it.each([
+    ['an unknown parameter', 'a', 'unknown query parameter: a'],
+    ['a repeated parameter', 'limit=1&limit=2', 'limit'],
+    ['a repeated unknown parameter', 'a&a&a', 'unknown query parameter: a'],
+  ])('still answers %s with 400 validation_failed', async (_, query, message) => {
+    const response = await server.request('GET', `/v1/pets?${query}`);
+    expect(response.status).toBe(400);
+    expect(response.json).toMatchObject({ code: 'validation_failed', message: expect.stringContaining(message) });
+  });
+
+  it('reads escapes, + and empty values as querystring.parse does', async () => {
+    const response = await server.request('GET', '/v1/pets?limit=%32&status=available&');
+    expect(response.status).toBe(200);
+    const spaced = await server.request('GET', '/v1/pets?status=av+ailable');
+    expect(spaced.json).toMatchObject({ code: 'validation_failed', message: expect.stringContaining('status') });
+  });
+
+  it('keeps a normal GET under 20 ms p99 while 8,000-parameter requests arrive on two connections', async () => {
+    let attacking = true;
+    const attacker = async () => {
+      while (attacking) expect(await rawHostileRequest(server.url)).toMatch(/^HTTP\/1\.1 414 /);
+    };
+    const attackers = [attacker(), attacker()];
+    const times: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      const answer = await timedGet(`${server.url}/v1/pets?limit=20`);
+      expect(answer.status).toBe(200);
+      times.push(answer.ms);
+    }
+    attacking = false;
+    await Promise.all(attackers);
+    expect(percentile(times, 0.99)).toBeLessThan(20);
+  });
+});
