@@ -1,6 +1,6 @@
-import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/http-harness.js';
+import { rawExchange } from '../support/raw-exchange.js';
 import { TEST_API_KEY } from '../support/test-config.js';
 
 // Issue 11, D1: Koa's ctx.query was quadratic; 8,000 parameters cost about 0.9 s of CPU before the 400.
@@ -15,20 +15,8 @@ async function timedGet(url: string): Promise<{ status: number; body: unknown; m
 }
 
 /** One hostile request on its own connection, over a raw socket so the client itself costs next to nothing. */
-function rawHostileRequest(url: string): Promise<string> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname);
-    let received = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (data: string) => (received += data));
-    socket.on('error', reject);
-    socket.on('close', () => resolve(received));
-    socket.on('connect', () =>
-      socket.write(`GET /v1/pets?${HOSTILE_QUERY} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nConnection: close\r\n\r\n`),
-    );
-  });
-}
+const rawHostileRequest = (url: string) =>
+  rawExchange(url, [`GET /v1/pets?${HOSTILE_QUERY} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nConnection: close\r\n\r\n`]);
 
 function percentile(values: readonly number[], share: number): number {
   const sorted = [...values].sort((a, b) => a - b);

@@ -1,36 +1,13 @@
-import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/http-harness.js';
 import { captureLogs, type CapturedLogs } from '../support/log-capture.js';
+import { rawExchange } from '../support/raw-exchange.js';
 import { TEST_API_KEY } from '../support/test-config.js';
 
 /*
  * Issue 11, D4: every response the service sends, whichever layer sends it, is logged once and counted once
  * with the status on the wire, including the answers Node's parser and timeouts give before the app sees a request.
  */
-
-/** Sends the chunks over a raw connection with a pause between them; resolves with what came back when it closes. */
-function rawExchange(url: string, chunks: readonly string[], pauseMs: number): Promise<string> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname);
-    let received = '';
-    let timer: NodeJS.Timeout | undefined;
-    socket.setEncoding('utf8');
-    socket.on('data', (data: string) => (received += data));
-    socket.on('error', reject);
-    socket.on('close', () => {
-      clearTimeout(timer);
-      resolve(received);
-    });
-    const sendNext = (index: number) => {
-      if (index >= chunks.length || socket.destroyed) return;
-      socket.write(chunks[index]!);
-      timer = setTimeout(() => sendNext(index + 1), pauseMs);
-    };
-    socket.on('connect', () => sendNext(0));
-  });
-}
 
 const requestIdOf = (response: string) => /\r\nX-Request-Id: ([^\r]+)\r\n/i.exec(response)?.[1];
 
