@@ -14,7 +14,6 @@ export const API_ERROR_CODES = [
   'unsupported_media_type',
   'rate_limited',
   'headers_too_large',
-  'uri_too_long',
   'internal_error',
   'not_implemented',
 ] as const;

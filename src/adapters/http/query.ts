@@ -1,35 +1,31 @@
 import { unescape } from 'node:querystring';
 import { ValidationFailed } from '../../core/errors.js';
-import { ApiError } from './api-error.js';
 
 /*
  * The request target is read once, here, in linear time. Koa's ctx.query is never touched: it is
  * quadratic in the number of parameters, so one 16 KB `?a&a&a...` cost about a second of CPU (issue 11, D1).
  */
 
-/** Longest request target (path and query) served; the longest real one, a list with a cursor, is ~100. */
-export const MAX_TARGET_CHARS = 2048;
+/** Longest query string read; the longest real one, a filtered list with a cursor, is about 80 characters. */
+export const MAX_QUERY_CHARS = 1024;
 /** Most query parameters read; listPets takes three, so anything past this is refused before parsing. */
 export const MAX_QUERY_PARAMS = 16;
-
-/** Throws 414 uri_too_long for a target no operation needs, before anything parses it. */
-export function assertTargetLength(target: string): void {
-  if (target.length > MAX_TARGET_CHARS) {
-    throw new ApiError(414, 'uri_too_long', `The request target exceeds ${MAX_TARGET_CHARS} characters.`);
-  }
-}
 
 export type QueryParams = Record<string, string | string[]>;
 
 /**
  * The query of a request target as `querystring.parse` would give it (a repeated name becomes an array,
- * `+` is a space, bad escapes stay as sent), on a null-prototype object; more than MAX_QUERY_PARAMS
- * parameters is 400 validation_failed.
+ * `+` is a space, bad escapes stay as sent), on a null-prototype object. A query longer than
+ * MAX_QUERY_CHARS, or of more than MAX_QUERY_PARAMS parameters, is 400 validation_failed before any of
+ * it is decoded. Only operations that take a query read it: elsewhere it costs nothing.
  */
 export function queryOf(target: string): QueryParams {
   const params: QueryParams = Object.create(null) as QueryParams;
   const start = target.indexOf('?');
   if (start === -1) return params;
+  if (target.length - start - 1 > MAX_QUERY_CHARS) {
+    throw new ValidationFailed('query', `query: at most ${MAX_QUERY_CHARS} characters are accepted.`);
+  }
   let count = 0;
   let from = start + 1;
   while (from <= target.length) {

@@ -13,7 +13,6 @@ import { applyCors } from './cors.js';
 import { GET_PET_DEPRECATION_HEADERS, isGetPet } from './deprecation.js';
 import { bareStatusError, isUnexpected, toErrorResponse } from './error-responses.js';
 import { routeTemplate, type RequestLine, type RequestObserver } from './observe-requests.js';
-import { assertTargetLength } from './query.js';
 import { SECURITY_HEADERS } from './request-context.js';
 import type { Reply } from './send-json.js';
 
@@ -69,12 +68,10 @@ export function requestFrame(deps: FrameDeps) {
     socket[IN_FLIGHT] = ctx;
     const path = ctx.path;
     try {
-      // 2. Refuse what no operation needs before anything parses it (issue 11, D1).
-      assertTargetLength(req.url ?? '');
-      // 3. CORS, then the key and its quota (before routing, so a caller without a key learns nothing else).
+      // 2. CORS, then the key and its quota (before routing, so a caller without a key learns nothing else).
       if (corsOrigins === undefined || !applyCors(ctx, corsOrigins)) {
         if (needsKey(path)) state.apiKeyId = authenticateRequest(ctx, deps.catalog, deps.rateLimits, state.clientAddress);
-        // 4. The route.
+        // 3. The route (listPets reads its query through query.ts, bounded: issue 11, D1).
         await next();
       }
       if (state.reply === undefined) {
@@ -82,13 +79,13 @@ export function requestFrame(deps: FrameDeps) {
         if (bare !== undefined) throw bare;
       }
     } catch (error) {
-      // 5. Every failure becomes a JSON Error body, in the one mapping of error-responses.ts.
+      // 4. Every failure becomes a JSON Error body, in the one mapping of error-responses.ts.
       const { body, headers } = toErrorResponse(error);
       state.reply = { status: body.status, json: JSON.stringify(body), headers };
       if (isUnexpected(error, body.status)) deps.onUnexpectedError(error, ctx);
     }
     if (socket[IN_FLIGHT] === ctx) socket[IN_FLIGHT] = undefined;
-    // 6. Write the response, then log and count it once.
+    // 5. Write the response, then log and count it once.
     const getPet = isGetPet(req.method ?? '', path);
     const status = state.reply === undefined ? leaveToKoa(ctx, state, getPet) : writeReply(ctx, state, state.reply, getPet);
     if (!state.observed) deps.observer.record(requestLine(ctx, status, routeTemplate(ctx, deps.router)));
