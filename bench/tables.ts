@@ -62,7 +62,7 @@ export function loopTable(peak: readonly WorkloadFigures[], halfPeak: readonly H
     fixed(worst(peak.map((f) => f.servers[name]?.loopMaxMs)), 1),
     fixed(worst(halfPeak.map((f) => f.servers[name]?.loop.maxMs)), 1),
     fixed(worst(halfPeak.map((f) => f.servers[name]?.p99)), 2)]);
-  return table(['Server', 'Longest event-loop stall, peak runs (ms)', 'Longest stall, half-peak runs (ms)', 'Worst p99 at half-peak (ms)'], rows);
+  return table(['Server', 'Longest event-loop stall, peak runs (ms)', 'Longest stall, half-peak runs (ms)', 'Worst request p99 at half-peak (ms)'], rows);
 }
 
 /** Start-up of each server in this run, and the service's extra cold starts. */

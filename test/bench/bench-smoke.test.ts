@@ -24,7 +24,7 @@ describe('npm run bench (smoke)', () => {
 
   beforeAll(async () => {
     // dist/ is built once for the whole run by test/support/build-global-setup.ts.
-    const args = ['dist/bench/run.js', '--pets', '200', '--rounds', '1', '--duration', '0.1', '--warmup', '0', '--startups', '0', '--json', jsonFile];
+    const args = ['dist/bench/run.js', '--pets', '200', '--rounds', '1', '--duration', '0.1', '--warmup', '0', '--startups', '0', '--connections', '4', '--json', jsonFile];
     ({ stdout } = await run(process.execPath, args, { cwd: root }));
     figures = JSON.parse(readFileSync(jsonFile, 'utf8')) as Figures;
   }, 120_000);
