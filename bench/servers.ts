@@ -133,6 +133,18 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
 }
 
+/**
+ * Nanoseconds the server's main thread (the event loop) has spent runnable but waiting for a CPU taken by
+ * another process (/proc/<pid>/schedstat, second field); NaN where the kernel does not keep it.
+ */
+export function runQueueWaitNs(pid: number): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[1]);
+  } catch {
+    return NaN;
+  }
+}
+
 /** Resident set now (VmRSS) and at its peak (VmHWM), in bytes. */
 export function memory(pid: number): { rss: number; peakRss: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
