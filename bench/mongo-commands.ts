@@ -11,7 +11,11 @@ const SAMPLE = new RegExp(`^${METRIC}(?:\\{([^}]*)\\})?\\s+(\\S+)`, 'gm');
 /** The counter's samples summed by command, or null when the service does not expose it. */
 export async function readMongoCommands(url: string): Promise<CommandCounts | null> {
   const response = await fetch(`${url}/metrics`);
-  const text = response.ok ? await response.text() : '';
+  return parseMongoCommands(response.ok ? await response.text() : '');
+}
+
+/** The counter's samples in a Prometheus text exposition, summed by command; null when absent. */
+export function parseMongoCommands(text: string): CommandCounts | null {
   if (!text.includes(METRIC)) return null;
   const counts: Record<string, number> = {};
   for (const [, labels = '', value] of text.matchAll(SAMPLE)) {

@@ -18,7 +18,7 @@ export interface PacedResult extends LoadResult {
 }
 
 /*
- * A fixed offered rate, evenly spread: request i is due at i / rate seconds, and every due request is sent
+ * A fixed offered rate, evenly spread: request i (from 0) is due at i / rate seconds, and every due request is sent
  * on the next 1 ms timer tick. autocannon 8's overallRate/connectionRate is a per-second quota per
  * connection: every connection sends its quota back to back at the start of each second and then waits,
  * so its "paced" run is a saturating burst once a second, queueing again. Latency here runs from the
@@ -34,6 +34,7 @@ export function firePaced(options: PacedOptions): Promise<PacedResult> {
   let lateMs = 0;
   const started = performance.now();
   const end = started + options.seconds * 1000;
+  const total = Math.max(1, Math.floor(options.seconds * options.rate));
 
   return new Promise((resolve) => {
     const finish = () => {
@@ -65,7 +66,8 @@ export function firePaced(options: PacedOptions): Promise<PacedResult> {
     };
     const tick = () => {
       const now = performance.now();
-      const due = Math.min(Math.floor(((Math.min(now, end) - started) / 1000) * options.rate), Math.floor(options.seconds * options.rate));
+      // At least one request, however short the run and low the rate.
+      const due = Math.min(Math.floor(((Math.min(now, end) - started) / 1000) * options.rate) + 1, total);
       if (due > counts.sent) lateMs = Math.max(lateMs, now - (started + (counts.sent * 1000) / options.rate));
       while (counts.sent < due) send();
       if (now < end) setTimeout(tick, 1);

@@ -20,6 +20,7 @@ if (file === undefined) {
 const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
 const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
 const selfUs = new Map<string, number>();
+const byPackage = new Map<string, number>();
 let totalUs = 0;
 let idleUs = 0;
 for (const [i, id] of profile.samples.entries()) {
@@ -30,6 +31,17 @@ for (const [i, id] of profile.samples.entries()) {
   if (functionName === '(idle)') idleUs += delta;
   const key = `${functionName || '(anonymous)'}\t${place(url, lineNumber)}`;
   selfUs.set(key, (selfUs.get(key) ?? 0) + delta);
+  if (functionName !== '(idle)') byPackage.set(packageOf(url), (byPackage.get(packageOf(url)) ?? 0) + delta);
+}
+
+// Who owns the code: a package under node_modules, the service's own build output, Node's built-ins, or V8/native.
+function packageOf(url: string): string {
+  if (url === '') return '(V8, GC, native)';
+  if (url.startsWith('node:')) return 'Node built-ins (node:*)';
+  const inModules = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
+  if (inModules !== null) return inModules[1]!;
+  const inDist = /\/dist\/(.+)$/.exec(url);
+  return inDist === null ? url : `service: ${inDist[1]}`;
 }
 
 // Paths from the file URL, from the project (dist/..., node_modules/...) on; built-ins as they are.
@@ -46,4 +58,7 @@ const rows = [...selfUs].filter(([key]) => !key.startsWith('(idle)')).sort((a, b
     return [String(rank + 1), `\`${name}\``, where === '' ? '' : `\`${where}\``, (us / 1000).toFixed(0), `${((100 * us) / busyUs).toFixed(1)}%`];
   });
 process.stdout.write(`${(totalUs / 1e6).toFixed(1)} s profiled, ${(busyUs / 1e6).toFixed(1)} s not idle; shares are of the non-idle time.\n\n`);
-process.stdout.write(`${table(['#', 'Function (self time)', 'Where', 'Self ms', 'Share'], rows)}\n`);
+process.stdout.write(`${table(['#', 'Function (self time)', 'Where', 'Self ms', 'Share'], rows)}\n\n`);
+const packages = [...byPackage].sort((a, b) => b[1] - a[1]).slice(0, Number(count))
+  .map(([name, us]) => [name, (us / 1000).toFixed(0), `${((100 * us) / busyUs).toFixed(1)}%`]);
+process.stdout.write(`${table(['Code (self time)', 'Self ms', 'Share'], packages)}\n`);

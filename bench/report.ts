@@ -8,6 +8,8 @@ export interface Summary {
   readonly p50: number;
   readonly p99: number;
   readonly cpuUsPerReq: number;
+  /** Median share of the wall time the server waited for its CPU (another process held it), %. */
+  readonly cpuWaitPct: number;
   /** Longest event-loop stall in any round, ms. */
   readonly loopMaxMs: number;
   readonly errors: number;
@@ -46,6 +48,7 @@ export function summarize(rounds: readonly Measurement[]): Summary {
     p50: med((m) => m.p50),
     p99: med((m) => m.p99),
     cpuUsPerReq: med((m) => m.cpuUsPerReq),
+    cpuWaitPct: med((m) => m.cpuWaitPct),
     loopMaxMs: Math.max(...rounds.map((m) => m.loop.maxMs)),
     errors: sum((m) => m.errors),
     non2xx: sum((m) => m.non2xx),

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { get } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { LoopDelay } from './server-probe.js';
@@ -97,11 +98,20 @@ function listeningUrl(name: string, child: ChildProcess): Promise<string> {
 async function untilReady(url: string): Promise<void> {
   const deadline = performance.now() + 10_000;
   while (performance.now() < deadline) {
-    const status = await fetch(`${url}/readyz`).then((r) => r.status, () => 0);
-    if (status === 200) return;
+    if ((await statusOf(`${url}/readyz`)) === 200) return;
     await sleep(2);
   }
   throw new Error(`${url}/readyz did not answer 200 within 10 s`);
+}
+
+// node:http rather than fetch: the first fetch of a process loads undici, tens of ms that would count as start-up.
+function statusOf(url: string): Promise<number> {
+  return new Promise((resolve) => {
+    get(url, { agent: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    }).on('error', () => resolve(0));
+  });
 }
 
 /** Sends a probe command over the IPC channel and waits for its answer. */
@@ -121,6 +131,18 @@ export function cpuSeconds(pid: number): number {
   // Fields after the parenthesised command name; utime and stime are fields 14 and 15 of the whole line.
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+}
+
+/**
+ * Nanoseconds the server's main thread (the event loop) has spent runnable but waiting for a CPU taken by
+ * another process (/proc/<pid>/schedstat, second field); NaN where the kernel does not keep it.
+ */
+export function runQueueWaitNs(pid: number): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[1]);
+  } catch {
+    return NaN;
+  }
 }
 
 /** Resident set now (VmRSS) and at its peak (VmHWM), in bytes. */

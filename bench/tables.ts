@@ -24,15 +24,17 @@ export function ratioTable(figures: readonly WorkloadFigures[]): string {
 
 /** Every server's figures at peak; the ratios are the service's figure divided by this server's. */
 export function peakTable(figures: readonly WorkloadFigures[], names: readonly ServerName[]): string {
-  const header = ['Workload', 'Server', 'req/s', 'p50 / p99 ms', 'CPU µs/req', 'Service req/s ÷ this', 'Service CPU ÷ this',
-    'Loop max ms', 'Errors / non-2xx'];
+  // Server CPU % well under 100 means something else set the pace: the load generator, or other processes
+  // holding the server's CPU (the wait %: its event loop was ready to run and could not).
+  const header = ['Workload', 'Server', 'req/s', 'p50 / p99 ms', 'CPU µs/req', 'Server CPU %', 'Waited for CPU %', 'Service req/s ÷ this',
+    'Service CPU ÷ this', 'Loop max ms', 'Errors / non-2xx'];
   const rows = figures.flatMap(({ workload, skipped, servers }) => {
     if (skipped !== undefined) return [[workload, '', `skipped: ${skipped}`, ...header.slice(3).map(() => '')]];
     const s = servers.service;
     return names.map((name) => {
       const f = servers[name];
-      if (f === undefined) return [workload, LABELS[name], '-', '', '', '', '', '', ''];
-      return [workload, LABELS[name], fixed(f.reqPerSec), `${fixed(f.p50, 2)} / ${fixed(f.p99, 2)}`, fixed(f.cpuUsPerReq),
+      if (f === undefined) return [workload, LABELS[name], '-', ...header.slice(3).map(() => '')];
+      return [workload, LABELS[name], fixed(f.reqPerSec), `${fixed(f.p50, 2)} / ${fixed(f.p99, 2)}`, fixed(f.cpuUsPerReq), fixed(f.reqPerSec * f.cpuUsPerReq / 1e4), fixed(f.cpuWaitPct),
         s === undefined ? '' : ratio(s.reqPerSec, f.reqPerSec), s === undefined ? '' : ratio(s.cpuUsPerReq, f.cpuUsPerReq),
         fixed(f.loopMaxMs, 1), errorsOf([f])];
     });
@@ -42,14 +44,14 @@ export function peakTable(figures: readonly WorkloadFigures[], names: readonly S
 
 /** Latency at the fixed offered rate (half the service's peak), and the longest event-loop stall during it. */
 export function halfPeakTable(figures: readonly HalfPeakFigures[], names: readonly ServerName[]): string {
-  const header = ['Workload', 'Offered req/s', 'Server', 'Answered req/s', 'p50 / p99 / max ms', 'Loop max / p99 ms', 'Errors / non-2xx'];
+  const header = ['Workload', 'Offered req/s', 'Server', 'Answered req/s', 'p50 / p99 / max ms', 'Loop max / p99 ms', 'Waited for CPU %', 'Errors / non-2xx'];
   const rows = figures.flatMap(({ workload, skipped, rate, servers }) => {
-    if (skipped !== undefined) return [[workload, '', `skipped: ${skipped}`, '', '', '', '']];
+    if (skipped !== undefined) return [[workload, '', `skipped: ${skipped}`, ...header.slice(3).map(() => '')]];
     return names.map((name) => {
       const m = servers[name];
-      if (m === undefined) return [workload, fixed(rate), LABELS[name], '-', '', '', ''];
+      if (m === undefined) return [workload, fixed(rate), LABELS[name], '-', ...header.slice(4).map(() => '')];
       return [workload, fixed(rate), LABELS[name], fixed(m.reqPerSec), `${fixed(m.p50, 2)} / ${fixed(m.p99, 2)} / ${fixed(m.max, 2)}`,
-        `${fixed(m.loop.maxMs, 1)} / ${fixed(m.loop.p99Ms, 1)}`, errorsOf([m])];
+        `${fixed(m.loop.maxMs, 1)} / ${fixed(m.loop.p99Ms, 1)}`, fixed(m.cpuWaitPct), errorsOf([m])];
     });
   });
   return table(header, rows);
@@ -62,7 +64,7 @@ export function loopTable(peak: readonly WorkloadFigures[], halfPeak: readonly H
     fixed(worst(peak.map((f) => f.servers[name]?.loopMaxMs)), 1),
     fixed(worst(halfPeak.map((f) => f.servers[name]?.loop.maxMs)), 1),
     fixed(worst(halfPeak.map((f) => f.servers[name]?.p99)), 2)]);
-  return table(['Server', 'Longest event-loop stall, peak runs (ms)', 'Longest stall, half-peak runs (ms)', 'Worst p99 at half-peak (ms)'], rows);
+  return table(['Server', 'Longest event-loop stall, peak runs (ms)', 'Longest stall, half-peak runs (ms)', 'Worst request p99 at half-peak (ms)'], rows);
 }
 
 /** Start-up of each server in this run, and the service's extra cold starts. */

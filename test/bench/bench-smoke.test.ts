@@ -24,32 +24,33 @@ describe('npm run bench (smoke)', () => {
 
   beforeAll(async () => {
     // dist/ is built once for the whole run by test/support/build-global-setup.ts.
-    const args = ['dist/bench/run.js', '--pets', '200', '--rounds', '1', '--duration', '0.1', '--warmup', '0', '--startups', '0', '--json', jsonFile];
+    const args = ['dist/bench/run.js', '--pets', '200', '--rounds', '1', '--duration', '0.1', '--warmup', '0', '--startups', '0', '--connections', '4', '--json', jsonFile];
     ({ stdout } = await run(process.execPath, args, { cwd: root }));
     figures = JSON.parse(readFileSync(jsonFile, 'utf8')) as Figures;
   }, 120_000);
 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('measures every workload at peak on the service and the three yardsticks, all answered 2xx', () => {
+  // A 0.1 s peak run on a busy machine may see no response complete; the half-peak runs always send at least one.
+  it('measures every workload at peak on the service and the three yardsticks with no errors and no non-2xx', () => {
     expect(figures.workloads.map((w) => w.workload)).toHaveLength(5);
     for (const { workload, skipped, servers } of figures.workloads) {
       expect({ workload, skipped }).toEqual({ workload, skipped: undefined });
       expect(Object.keys(servers).sort()).toEqual([...SERVERS].sort());
       for (const [name, run] of Object.entries(servers)) {
         expect({ workload, name, errors: run.errors, non2xx: run.non2xx }).toEqual({ workload, name, errors: 0, non2xx: 0 });
-        expect(run.requests).toBeGreaterThan(0);
       }
     }
   });
 
-  it('offers every workload to every server at half the service peak, all answered 2xx', () => {
+  it('offers every workload to every server at half the service peak, each answering 2xx', () => {
     expect(figures.halfPeak).toHaveLength(5);
     for (const { workload, rate, servers } of figures.halfPeak) {
       expect(rate).toBeGreaterThan(0);
       expect(Object.keys(servers).sort()).toEqual([...SERVERS].sort());
       for (const [name, run] of Object.entries(servers)) {
         expect({ workload, name, errors: run.errors, non2xx: run.non2xx }).toEqual({ workload, name, errors: 0, non2xx: 0 });
+        expect(run.requests).toBeGreaterThan(0);
       }
     }
   });
