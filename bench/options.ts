@@ -4,27 +4,34 @@ export interface BenchOptions {
   readonly pets: number;
   readonly rounds: number;
   readonly connections: number;
-  /** Seconds per workload per server per round. */
+  /** Seconds per workload per server per round, and per half-peak run. */
   readonly duration: number;
   /** Seconds of unrecorded load per workload per server before the first round. */
   readonly warmup: number;
   readonly storage: 'memory' | 'mongodb';
   /** Store size for the scale run (reads at 1,000 pets, then at this many); undefined for the normal run. */
   readonly scale: number | undefined;
+  /** Extra cold starts of the service, timed to its first /readyz 200 (0: only the one the run makes). */
+  readonly startups: number;
+  /** Whether to pin each server to CPU 0 and the load generator to CPU 1 (taskset). */
+  readonly pin: boolean;
   readonly json: string | undefined;
   /** Directory for a V8 CPU profile of the service (node --cpu-prof), written when it stops. */
   readonly cpuProf: string | undefined;
 }
 
 export const USAGE = `Usage: npm run bench -- [options]
-  --pets N          pets preloaded before measuring (default 10000)
-  --rounds N        interleaved rounds (default 3)
-  --connections N   autocannon connections (default 32)
-  --duration S      seconds per workload, server and round (default 5)
+  --pets N          pets preloaded into each server before measuring (default 1000)
+  --rounds N        interleaved rounds at peak load (default 3)
+  --connections N   autocannon connections at peak, sockets for the half-peak runs (default 32)
+  --duration S      seconds per workload, server and round, and per half-peak run (default 5)
   --warmup S        unrecorded seconds per workload and server before round 1 (default 1)
   --storage memory|mongodb   the service's storage (default memory); mongodb runs on the server the tests
-                    would use: MONGODB_URL, else mongodb-memory-server, else the offline jongodb
-  --scale N         read workloads at 1,000 and at N stored pets, latency ratio and RSS per pet
+                    would use: MONGODB_URL, else mongodb-memory-server, else the offline jongodb.
+                    The yardsticks always keep their pets in memory.
+  --scale N         read workloads at 1,000 and at N stored pets (service and node:http only), RSS per pet
+  --startups N      extra cold starts of the service timed to ready (default 5; 0 for none)
+  --no-pin          do not pin the servers to CPU 0 and the load generator to CPU 1
   --json FILE       also write the figures as JSON
   --cpu-prof DIR    profile the service (node --cpu-prof) and write the .cpuprofile to DIR`;
 
@@ -32,13 +39,15 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
   const { values } = parseArgs({
     args: [...argv],
     options: {
-      pets: { type: 'string', default: '10000' },
+      pets: { type: 'string', default: '1000' },
       rounds: { type: 'string', default: '3' },
       connections: { type: 'string', default: '32' },
       duration: { type: 'string', default: '5' },
       warmup: { type: 'string', default: '1' },
       storage: { type: 'string', default: 'memory' },
       scale: { type: 'string' },
+      startups: { type: 'string', default: '5' },
+      'no-pin': { type: 'boolean', default: false },
       json: { type: 'string' },
       'cpu-prof': { type: 'string' },
     },
@@ -52,6 +61,8 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     warmup: seconds('warmup', values.warmup, 0),
     storage: values.storage,
     scale: values.scale === undefined ? undefined : count('scale', values.scale, 1001),
+    startups: count('startups', values.startups, 0),
+    pin: !values['no-pin'],
     json: values.json,
     cpuProf: values['cpu-prof'],
   };

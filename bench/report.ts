@@ -1,36 +1,59 @@
-import type { Measurement } from './workloads.js';
+import { addCommands, type CommandCounts } from './mongo-commands.js';
+import type { Measurement } from './phase.js';
+import type { ServerName } from './servers.js';
 
-export type ServerName = 'service' | 'yardstick';
-
-/** A workload's figures on one server: medians over the rounds, errors summed. */
+/** A workload's figures on one server: medians over the rounds, the worst stall, errors and commands summed. */
 export interface Summary {
   readonly reqPerSec: number;
   readonly p50: number;
   readonly p99: number;
   readonly cpuUsPerReq: number;
+  /** Median share of the wall time the server waited for its CPU (another process held it), %. */
+  readonly cpuWaitPct: number;
+  /** Longest event-loop stall in any round, ms. */
+  readonly loopMaxMs: number;
   readonly errors: number;
   readonly non2xx: number;
+  readonly requests: number;
+  /** MongoDB commands over all rounds (service only); null when not exposed. */
+  readonly mongoCommands?: CommandCounts | null;
   readonly rounds: readonly Measurement[];
 }
+
+export type PerServer<T> = Partial<Record<ServerName, T>>;
 
 export interface WorkloadFigures {
   readonly workload: string;
   /** Why it was not measured, when it was not. */
   readonly skipped?: string;
-  readonly service?: Summary;
-  readonly yardstick?: Summary;
+  readonly servers: PerServer<Summary>;
+}
+
+/** A workload at a fixed offered rate, half the service's own peak, on every server. */
+export interface HalfPeakFigures {
+  readonly workload: string;
+  readonly skipped?: string;
+  readonly rate: number;
+  readonly servers: PerServer<Measurement>;
 }
 
 export function summarize(rounds: readonly Measurement[]): Summary {
   const med = (pick: (m: Measurement) => number) => median(rounds.map(pick));
   const sum = (pick: (m: Measurement) => number) => rounds.reduce((total, m) => total + pick(m), 0);
+  const commands = rounds.every((m) => m.mongoCommands === undefined)
+    ? {}
+    : { mongoCommands: addCommands(rounds.map((m) => m.mongoCommands ?? null)) };
   return {
     reqPerSec: med((m) => m.reqPerSec),
     p50: med((m) => m.p50),
     p99: med((m) => m.p99),
     cpuUsPerReq: med((m) => m.cpuUsPerReq),
+    cpuWaitPct: med((m) => m.cpuWaitPct),
+    loopMaxMs: Math.max(...rounds.map((m) => m.loop.maxMs)),
     errors: sum((m) => m.errors),
     non2xx: sum((m) => m.non2xx),
+    requests: sum((m) => m.requests),
+    ...commands,
     rounds,
   };
 }
@@ -50,21 +73,7 @@ export function table(header: readonly string[], rows: readonly (readonly string
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
 }
 
-/** The main table: one row per workload, service beside yardstick. */
-export function throughputTable(figures: readonly WorkloadFigures[]): string {
-  const header = ['Workload', 'Service req/s', 'Yardstick req/s', 'Ratio', 'Service p50 / p99 ms',
-    'Yardstick p50 / p99 ms', 'Service CPU µs/req', 'Yardstick CPU µs/req', 'CPU ratio', 'Errors / non-2xx'];
-  const rows = figures.map(({ workload, skipped, service: s, yardstick: y }) => {
-    if (skipped !== undefined || s === undefined || y === undefined) return [workload, `skipped: ${skipped}`, ...header.slice(2).map(() => '')];
-    return [workload, fixed(s.reqPerSec), fixed(y.reqPerSec), ratio(s.reqPerSec, y.reqPerSec),
-      `${fixed(s.p50, 2)} / ${fixed(s.p99, 2)}`, `${fixed(y.p50, 2)} / ${fixed(y.p99, 2)}`,
-      fixed(s.cpuUsPerReq), fixed(y.cpuUsPerReq), ratio(s.cpuUsPerReq, y.cpuUsPerReq),
-      `${s.errors + y.errors} / ${s.non2xx + y.non2xx}`];
-  });
-  return table(header, rows);
-}
-
-/** Errors and non-2xx responses over every measured run of both servers. */
-export function failures(figures: readonly WorkloadFigures[]): number {
-  return figures.reduce((total, f) => total + [f.service, f.yardstick].reduce((n, s) => n + (s ? s.errors + s.non2xx : 0), 0), 0);
+/** Errors and non-2xx responses over every measured run of every server. */
+export function failures(runs: readonly { errors: number; non2xx: number }[]): number {
+  return runs.reduce((total, run) => total + run.errors + run.non2xx, 0);
 }

@@ -1,53 +1,85 @@
-import type { Request } from 'autocannon';
+import { fire, type RequestSource } from './load.js';
 import type { BenchOptions } from './options.js';
-import { summarize, type ServerName, type WorkloadFigures } from './report.js';
-import { measure, type Measurement, type Target, type Workload } from './workloads.js';
+import { firePaced } from './paced-load.js';
+import { measure, type Measurement } from './phase.js';
+import { summarize, type HalfPeakFigures, type PerServer, type WorkloadFigures } from './report.js';
+import type { ServerName } from './servers.js';
+import type { Target, Workload } from './workloads.js';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
+interface Plan {
+  readonly workload: Workload;
+  readonly skipped: string | undefined;
+  readonly requests: readonly (readonly [Target, RequestSource])[];
+}
+
 /**
- * Measures each workload on both servers, round after round; within a round the servers take turns per
- * workload and swap who goes first every round, so drift on a noisy machine hits both alike.
+ * Peak load: each workload on every server, round after round, closed loop at `connections`. Within a
+ * round the servers take turns per workload, and who goes first rotates every round, so drift on a noisy
+ * machine hits them all alike.
  */
-export async function runRounds(
-  targets: Readonly<Record<ServerName, Target>>,
-  workloads: readonly Workload[],
-  options: BenchOptions,
-  apiKey: string,
-): Promise<WorkloadFigures[]> {
-  const settings = { apiKey, connections: options.connections };
+export async function runRounds(targets: readonly Target[], workloads: readonly Workload[], options: BenchOptions, apiKey: string): Promise<WorkloadFigures[]> {
   const plans = workloads.map((workload) => plan(workload, targets));
+  const peak = (target: Target, source: RequestSource, duration: number) =>
+    measure(target.server, () => fire({ url: target.server.url, apiKey, connections: options.connections, duration, source }));
   if (options.warmup > 0) {
     log(`warm-up: ${options.warmup} s per workload and server`);
-    for (const { requests } of plans) {
-      for (const [name, request] of requests) await measure(targets[name], request, { ...settings, duration: options.warmup });
-    }
+    for (const { requests } of plans) for (const [target, source] of requests) await peak(target, source, options.warmup);
   }
-  const runs = plans.map(() => ({ service: [] as Measurement[], yardstick: [] as Measurement[] }));
+  const runs = plans.map(() => new Map<ServerName, Measurement[]>());
   for (let round = 1; round <= options.rounds; round++) {
     for (const [i, { workload, requests }] of plans.entries()) {
-      for (const [name, request] of round % 2 === 1 ? requests : [...requests].reverse()) {
-        const result = await measure(targets[name], request, { ...settings, duration: options.duration });
-        runs[i]![name].push(result);
+      for (const [target, source] of rotate(requests, round - 1)) {
+        const result = await peak(target, source, options.duration);
+        const name = target.server.name;
+        runs[i]!.set(name, [...(runs[i]!.get(name) ?? []), result]);
         log(`round ${round} ${workload.name} ${name}: ${result.reqPerSec.toFixed(0)} req/s, p99 ${result.p99.toFixed(2)} ms, ` +
-          `${result.cpuUsPerReq.toFixed(0)} µs CPU/req, ${result.errors} errors, ${result.non2xx} non-2xx`);
+          `${result.cpuUsPerReq.toFixed(0)} µs CPU/req, waited ${result.cpuWaitPct.toFixed(0)}% for CPU, loop max ${result.loop.maxMs.toFixed(1)} ms, ${result.errors} errors, ${result.non2xx} non-2xx`);
       }
     }
   }
-  return plans.map(({ workload, skipped }, i) =>
-    skipped !== undefined
-      ? { workload: workload.name, skipped }
-      : { workload: workload.name, service: summarize(runs[i]!.service), yardstick: summarize(runs[i]!.yardstick) },
-  );
+  return plans.map(({ workload, skipped }, i) => ({
+    workload: workload.name,
+    ...(skipped === undefined ? {} : { skipped }),
+    servers: Object.fromEntries([...runs[i]!].map(([name, rounds]) => [name, summarize(rounds)])) as PerServer<ReturnType<typeof summarize>>,
+  }));
 }
 
-// A workload one server cannot serve (the service before pagination) is skipped on both: no ratio without a pair.
-function plan(workload: Workload, targets: Readonly<Record<ServerName, Target>>) {
-  const service = workload.request(targets.service);
-  const yardstick = workload.request(targets.yardstick);
-  if (service === undefined || yardstick === undefined) {
-    const who = service === undefined ? 'service' : 'yardstick';
-    return { workload, skipped: `the ${who} sends no Link rel="next"`, requests: [] as [ServerName, Request][] };
+/**
+ * Latency without queueing: each workload offered to every server at one fixed rate, half the service's
+ * own peak for that workload, open loop (see paced-load.ts).
+ */
+export async function runHalfPeak(targets: readonly Target[], workloads: readonly Workload[], peak: readonly WorkloadFigures[], options: BenchOptions, apiKey: string): Promise<HalfPeakFigures[]> {
+  const figures: HalfPeakFigures[] = [];
+  for (const [i, workload] of workloads.entries()) {
+    const { skipped, requests } = plan(workload, targets);
+    const servicePeak = peak[i]!.servers.service?.reqPerSec ?? NaN;
+    const rate = Math.max(1, Math.round(servicePeak / 2));
+    if (skipped !== undefined || !Number.isFinite(servicePeak)) {
+      figures.push({ workload: workload.name, skipped: skipped ?? 'no service peak', rate, servers: {} });
+      continue;
+    }
+    const servers: PerServer<Measurement> = {};
+    for (const [target, source] of rotate(requests, i)) {
+      const { server } = target;
+      const result = await measure(server, () =>
+        firePaced({ url: server.url, apiKey, rate, seconds: options.duration, sockets: options.connections, source }));
+      servers[server.name] = result;
+      log(`half-peak ${workload.name} ${server.name} at ${rate} req/s: p99 ${result.p99.toFixed(2)} ms, max ${result.max.toFixed(2)} ms, ` +
+        `loop max ${result.loop.maxMs.toFixed(1)} ms, waited ${result.cpuWaitPct.toFixed(0)}% for CPU, ${result.errors} errors, ${result.non2xx} non-2xx`);
+    }
+    figures.push({ workload: workload.name, rate, servers });
   }
-  return { workload, skipped: undefined, requests: [['service', service], ['yardstick', yardstick]] as [ServerName, Request][] };
+  return figures;
+}
+
+const rotate = <T>(items: readonly T[], by: number): T[] => items.map((_, i) => items[(i + by) % items.length]!);
+
+// A workload one server cannot serve (no Link rel="next") is skipped on all: no ratio without every figure.
+function plan(workload: Workload, targets: readonly Target[]): Plan {
+  const requests = targets.map((target) => [target, workload.requests(target)] as const);
+  const missing = requests.find(([, source]) => source === undefined);
+  if (missing !== undefined) return { workload, skipped: `the ${missing[0].server.name} server sends no Link rel="next"`, requests: [] };
+  return { workload, skipped: undefined, requests: requests as readonly (readonly [Target, RequestSource])[] };
 }

@@ -1,58 +1,80 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { get } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import type { LoopDelay } from './server-probe.js';
+
+export type ServerName = 'service' | 'node:http' | 'koa' | 'fastify';
+export const YARDSTICKS = ['node:http', 'koa', 'fastify'] as const satisfies readonly ServerName[];
 
 export interface BenchServer {
-  readonly name: 'service' | 'yardstick';
+  readonly name: ServerName;
+  /** http://host:port, without /v1. */
   readonly url: string;
   readonly pid: number;
   /** Milliseconds from spawning the process to its listening line. */
-  readonly startupMs: number;
+  readonly listeningMs: number;
+  /** Milliseconds from spawning to the first 200 from GET /readyz (the service), or the listening line. */
+  readonly readyMs: number;
+  /** The event loop's delay since the previous call (see server-probe.ts). */
+  loopDelay(): Promise<LoopDelay>;
+  /** A full GC in the server. */
+  fullGc(): Promise<void>;
   stop(): Promise<void>;
 }
 
+// This file runs as dist/bench/servers.js, beside the service's build output.
+const ENTRIES: Readonly<Record<ServerName, string>> = {
+  service: '../main.js',
+  'node:http': './yardstick.js',
+  koa: './plain-koa.js',
+  fastify: './fastify-yardstick.js',
+};
+const PROBE = fileURLToPath(new URL('./server-probe.js', import.meta.url));
+// Yardsticks print "... listening on http://host:port/v1"; the service logs JSON ({"url":"http://.../v1",...}).
+const LISTENING = /listening on (http:\/\/\S+?)\/v1\b|"url":"(http:\/\/[^"]+?)\/v1"/;
 // Clock ticks per second for /proc/<pid>/stat; 100 on every Linux this runs on (getconf CLK_TCK).
 const CLK_TCK = 100;
-const GC_HOOK = fileURLToPath(new URL('./gc-on-signal.js', import.meta.url));
-// The yardstick prints a plain line; the service logs JSON ({"url":"http://.../v1",...,"msg":"listening"}).
-const LISTENING = /listening on (http:\/\/\S+?)\/v1\b|"url":"(http:\/\/[^"]+?)\/v1"/;
 
-/** Starts the real service from dist/main.js, the entry point of `npm start`. */
-export function startService(apiKey: string, env: NodeJS.ProcessEnv, cpuProfDir?: string): Promise<BenchServer> {
-  // This file runs as dist/bench/servers.js, beside the service's build output.
-  const entry = fileURLToPath(new URL('../main.js', import.meta.url));
-  const profile = cpuProfDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`];
-  return start('service', entry, { ...env, API_KEYS: apiKey }, profile);
+export interface StartSettings {
+  /** Command prefix that pins the server to a CPU (see cpu-pinning.ts). */
+  readonly prefix: readonly string[];
+  /** Environment of the service (storage, features, API_KEYS); yardsticks get none of it. */
+  readonly serviceEnv: NodeJS.ProcessEnv;
+  /** Directory for the service's .cpuprofile. */
+  readonly cpuProfDir?: string | undefined;
 }
 
-export function startYardstick(apiKey: string): Promise<BenchServer> {
-  return start('yardstick', fileURLToPath(new URL('./yardstick.js', import.meta.url)), { API_KEYS: apiKey });
-}
-
-async function start(
-  name: BenchServer['name'],
-  entry: string,
-  env: NodeJS.ProcessEnv,
-  nodeFlags: readonly string[] = [],
-): Promise<BenchServer> {
+export async function startServer(name: ServerName, settings: StartSettings): Promise<BenchServer> {
+  const entry = fileURLToPath(new URL(ENTRIES[name], import.meta.url));
+  const isService = name === 'service';
+  const profile = isService && settings.cpuProfDir !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfDir}`] : [];
+  const [command, ...prefixArgs] = [...settings.prefix, process.execPath];
   const spawned = performance.now();
-  const child = spawn(process.execPath, [...nodeFlags, '--expose-gc', '--import', GC_HOOK, entry], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const child = spawn(command!, [...prefixArgs, ...profile, '--expose-gc', '--import', PROBE, entry], {
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...(isService ? settings.serviceEnv : {}) },
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   const url = await listeningUrl(name, child);
+  const listeningMs = performance.now() - spawned;
+  if (isService) await untilReady(url);
   return {
     name,
     url,
     pid: child.pid!,
-    startupMs: performance.now() - spawned,
+    listeningMs,
+    readyMs: isService ? performance.now() - spawned : listeningMs,
+    loopDelay: async () => ((await ask(child, 'loop')) as { loop: LoopDelay }).loop,
+    fullGc: async () => void (await ask(child, 'gc')),
     stop: async () => {
-      if (child.exitCode !== null) return;
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
       // Generous: a profiled service writes its .cpuprofile on the way out.
-      await Promise.race([exited, sleep(10_000).then(() => child.kill('SIGKILL'))]);
+      const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(kill);
     },
   };
 }
@@ -73,11 +95,54 @@ function listeningUrl(name: string, child: ChildProcess): Promise<string> {
   });
 }
 
+async function untilReady(url: string): Promise<void> {
+  const deadline = performance.now() + 10_000;
+  while (performance.now() < deadline) {
+    if ((await statusOf(`${url}/readyz`)) === 200) return;
+    await sleep(2);
+  }
+  throw new Error(`${url}/readyz did not answer 200 within 10 s`);
+}
+
+// node:http rather than fetch: the first fetch of a process loads undici, tens of ms that would count as start-up.
+function statusOf(url: string): Promise<number> {
+  return new Promise((resolve) => {
+    get(url, { agent: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    }).on('error', () => resolve(0));
+  });
+}
+
+/** Sends a probe command over the IPC channel and waits for its answer. */
+function ask(child: ChildProcess, command: 'loop' | 'gc'): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no answer to '${command}' from pid ${child.pid}`)), 10_000);
+    child.once('message', (message) => {
+      clearTimeout(timer);
+      resolve(message);
+    });
+    child.send(command);
+  });
+}
+
 /** User + system CPU seconds the process has used so far. */
 export function cpuSeconds(pid: number): number {
   // Fields after the parenthesised command name; utime and stime are fields 14 and 15 of the whole line.
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+}
+
+/**
+ * Nanoseconds the server's main thread (the event loop) has spent runnable but waiting for a CPU taken by
+ * another process (/proc/<pid>/schedstat, second field); NaN where the kernel does not keep it.
+ */
+export function runQueueWaitNs(pid: number): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[1]);
+  } catch {
+    return NaN;
+  }
 }
 
 /** Resident set now (VmRSS) and at its peak (VmHWM), in bytes. */
@@ -88,8 +153,8 @@ export function memory(pid: number): { rss: number; peakRss: number } {
 }
 
 /** Full GC in the server, then its settled resident set in bytes. */
-export async function settledRss(pid: number): Promise<number> {
-  process.kill(pid, 'SIGUSR2');
-  await sleep(500);
-  return memory(pid).rss;
+export async function settledRss(server: BenchServer): Promise<number> {
+  await server.fullGc();
+  await sleep(200);
+  return memory(server.pid).rss;
 }

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 // The settings: each one's type, range and default, and the variable that overrides it. load-config.ts reads them.
@@ -24,6 +25,14 @@ const origin = z
   .refine((value) => /^https?:\/\/[^/\s*]+$/.test(value) && URL.canParse(value) && new URL(value).origin === value, {
     message: 'each entry must be an origin such as https://app.example.com (no path, no trailing slash, no *)',
   });
+
+/** An IP address or a CIDR block such as 10.0.0.0/8 or fd00::/8. */
+function isAddressOrSubnet(entry: string): boolean {
+  const [address, prefix, extra] = entry.split('/');
+  const family = isIP(address ?? '');
+  if (family === 0 || extra !== undefined) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+}
 
 /** Each setting with the environment variable that overrides it; the file key is the same without the prefix. */
 export const configSchema = z.strictObject({
@@ -57,6 +66,10 @@ export const configSchema = z.strictObject({
   requestTimeoutMs: milliseconds.default(30_000),
   keepAliveTimeoutMs: milliseconds.default(5_000),
   corsOrigins: z.array(origin).default([]),
+  // Unset or empty: X-Forwarded-For is ignored and the peer address is the client (see client-address.ts).
+  trustedProxies: z
+    .array(z.string().refine(isAddressOrSubnet, { message: 'each entry must be an IP address or a CIDR block such as 10.0.0.0/8' }))
+    .optional(),
 }).superRefine((config, check) => {
   // Node refuses a headers timeout longer than the request timeout.
   if (config.headersTimeoutMs > config.requestTimeoutMs) {
@@ -101,7 +114,8 @@ export const ENV_OVERRIDES: Readonly<Record<string, string>> = {
   requestTimeoutMs: 'HTTP_REQUEST_TIMEOUT_MS',
   keepAliveTimeoutMs: 'HTTP_KEEP_ALIVE_TIMEOUT_MS',
   corsOrigins: 'CORS_ORIGINS',
+  trustedProxies: 'TRUSTED_PROXIES',
 };
 
 /** Comma-separated variables; for them an empty value means an empty list, not "unset". */
-export const LIST_SETTINGS = new Set(['apiKeys', 'corsOrigins']);
+export const LIST_SETTINGS = new Set(['apiKeys', 'corsOrigins', 'trustedProxies']);

@@ -82,6 +82,7 @@ export function compose(config: AppConfig, runtime: Runtime): Container {
       idempotency: { store, clock, ttlMs: config.idempotencyTtlMs },
       servers: config.servers,
       corsOrigins: config.corsOrigins,
+      trustedProxies: config.trustedProxies ?? [],
       metricsOnApiPort: config.metricsPort === undefined,
       onUnexpectedError: runtime.onUnexpectedError,
       logger: runtime.logger,

@@ -1,11 +1,16 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { answerClientError } from './adapters/http/client-errors.js';
+import type { Duplex } from 'node:stream';
 import type { AppConfig } from './config.js';
 import { trackConnections } from './drain-http.js';
 
 /** A listener with every limit explicit: header size, time to send headers, to send the request, idle keep-alive. */
-export async function listenHttp(handler: RequestListener, config: AppConfig, port: number): Promise<Server> {
+export async function listenHttp(
+  handler: RequestListener,
+  config: AppConfig,
+  port: number,
+  answerClientError: (error: Error, socket: Duplex) => void,
+): Promise<Server> {
   const server = createServer(
     {
       maxHeaderSize: config.maxHeaderBytes,

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type { Server } from 'node:http';
-import { logUnexpectedError } from './adapters/http/observe-requests.js';
+import { answerClientErrors } from './adapters/http/client-errors.js';
+import { logUnexpectedError, RequestObserver } from './adapters/http/observe-requests.js';
 import { connectMongo, type MongoConnection } from './adapters/mongo/connect-mongo.js';
 import { createIndexes } from './adapters/mongo/mongo-indexes.js';
 import { apiKeysInForce, type ApiKeysInForce } from './api-keys-in-force.js';
@@ -77,13 +78,15 @@ async function listenAll(config: AppConfig, { keys, logger, mongo, clock }: Prep
     ...(mongo === undefined ? {} : { mongo }),
     ...(clock === undefined ? {} : { clock }),
   });
+  // The server's own answers (400, 408, 431 from Node's parser and timeouts) are logged and counted like the app's.
+  const answerClientError = answerClientErrors(new RequestObserver(logger, container.get(TOKENS.metrics)));
   const apiHandler = closingWhileDraining(() => draining, container.get(TOKENS.httpApp).callback());
-  const server = await listenHttp(apiHandler, config, config.port);
+  const server = await listenHttp(apiHandler, config, config.port, answerClientError);
   const metricsApp = container.get(TOKENS.metricsApp);
   const metricsServer =
     metricsApp === undefined || config.metricsPort === undefined
       ? undefined
-      : await listenHttp(metricsApp.callback(), config, config.metricsPort);
+      : await listenHttp(metricsApp.callback(), config, config.metricsPort, answerClientError);
   const { perKey, authFailures } = container.get(TOKENS.rateLimits);
   const idempotencyStore = container.get(TOKENS.idempotencyStore);
   return {

@@ -1,4 +1,5 @@
-import type { Context, Next } from 'koa';
+import type { Context } from 'koa';
+import type { ApiKeyId } from '../../ports/api-key-verifier.js';
 import { InvalidApiKey } from '../../core/errors.js';
 import type { PetCatalog } from '../../core/pet-catalog.js';
 import type { RateLimits } from '../../ports/rate-limiter.js';
@@ -16,20 +17,20 @@ export function bearerToken(header: string | undefined): string | undefined {
 }
 
 /**
- * Every request below this point is authenticated and within its key's quota. The key's id is kept in
- * ctx.state for logs and limits. Addresses that fail too often are refused before their key is checked,
- * so a blocked guesser cannot tell a right key from a wrong one.
+ * The id of the caller's key, counted against its quota; throws when the request may go no further.
+ * Synchronous, like the limiter it asks: no promise per request. Addresses that fail too often are
+ * refused before their key is checked, so a blocked guesser cannot tell a right key from a wrong one.
  */
-export function authenticate(catalog: PetCatalog, limits: RateLimits) {
-  return async function requireApiKey(ctx: Context, next: Next): Promise<void> {
-    if (limits.authFailures !== undefined) assertNotBlocked(limits.authFailures, ctx.ip);
-    try {
-      ctx.state.apiKeyId = catalog.authenticate(bearerToken(ctx.req.headers.authorization));
-    } catch (error) {
-      if (error instanceof InvalidApiKey && limits.authFailures !== undefined) recordAuthFailure(limits.authFailures, ctx.ip);
-      throw error;
-    }
-    if (limits.perKey !== undefined) consumeKeyQuota(ctx, limits.perKey, ctx.state.apiKeyId);
-    await next();
-  };
+export function authenticateRequest(ctx: Context, catalog: PetCatalog, limits: RateLimits, address: string): ApiKeyId {
+  const failures = limits.authFailures;
+  if (failures !== undefined) assertNotBlocked(failures, address);
+  let keyId: ApiKeyId;
+  try {
+    keyId = catalog.authenticate(bearerToken(ctx.req.headers.authorization));
+  } catch (error) {
+    if (error instanceof InvalidApiKey && failures !== undefined) recordAuthFailure(failures, address);
+    throw error;
+  }
+  if (limits.perKey !== undefined) consumeKeyQuota(ctx, limits.perKey, keyId);
+  return keyId;
 }

@@ -1,31 +1,54 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { ApiError } from './api-error.js';
 import { toErrorResponse } from './error-responses.js';
+import type { RequestLine, RequestObserver } from './observe-requests.js';
+import { inFlightRequest, requestLine, type RequestState } from './request-frame.js';
 import { SECURITY_HEADERS } from './request-context.js';
 
 /**
- * Requests Node's HTTP parser refuses before the app sees them (oversized head, a head or body that takes
- * too long, bytes that are not HTTP) would get Node's bare answers. This gives them the same JSON Error
- * body and headers as every other error, then closes the connection.
+ * Requests Node's HTTP parser refuses or its timeouts cut (oversized head, a head or body that takes too
+ * long, bytes that are not HTTP) would get Node's bare answers and no log line. This gives them the same
+ * JSON Error body and headers as every other error, closes the connection, and logs and counts the answer
+ * once with the status sent (issue 11, D4). A request the app was serving (a body cut by the request
+ * timeout) is logged here with its method and route, and the frame then leaves it alone.
  */
-export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
-  if (error.code === 'ECONNRESET' || !socket.writable) {
-    socket.destroy();
-    return;
-  }
-  const { body } = toErrorResponse(asApiError(error.code));
-  const json = JSON.stringify(body);
-  const headers = {
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': String(Buffer.byteLength(json)),
-    Connection: 'close',
-    'X-Request-Id': randomUUID(),
-    ...SECURITY_HEADERS,
+export function answerClientErrors(observer: RequestObserver) {
+  return function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+    const serving = inFlightRequest(socket);
+    // Reset by the client, or our response already begun (a second status line would corrupt it): nothing to send.
+    if (error.code === 'ECONNRESET' || !socket.writable || serving?.res.headersSent === true) {
+      socket.destroy();
+      return;
+    }
+    const { body } = toErrorResponse(asApiError(error.code));
+    const line = serving === undefined ? unreadRequest(socket, body.status) : requestLine(serving, body.status, matchedRoute(serving));
+    if (serving !== undefined) (serving.state as RequestState).observed = true;
+    const json = JSON.stringify(body);
+    const headers = {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': String(Buffer.byteLength(json)),
+      Connection: 'close',
+      'X-Request-Id': line.requestId,
+      ...SECURITY_HEADERS,
+    };
+    const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+    socket.end(`HTTP/1.1 ${body.status} ${STATUS_CODES[body.status]}\r\n${head}\r\n${json}`);
+    observer.record(line);
   };
-  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
-  socket.end(`HTTP/1.1 ${body.status} ${STATUS_CODES[body.status]}\r\n${head}\r\n${json}`);
+}
+
+// The head was never parsed: no method, route, key or duration to report.
+function unreadRequest(socket: Duplex, status: number): RequestLine {
+  const address = (socket as Partial<Socket>).remoteAddress ?? null;
+  return { requestId: randomUUID(), method: null, route: null, status, durationMs: null, apiKeyId: null, clientAddress: address };
+}
+
+function matchedRoute(ctx: object): string | null {
+  const route = (ctx as { _matchedRoute?: unknown })._matchedRoute;
+  return typeof route === 'string' ? route : null;
 }
 
 function asApiError(code: string | undefined): ApiError {

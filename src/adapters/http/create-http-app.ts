@@ -1,23 +1,20 @@
 import Router from '@koa/router';
-import Koa, { type Context, type Next } from 'koa';
+import Koa, { type Context } from 'koa';
 import type { Logger } from 'pino';
 import type { PetCatalog } from '../../core/pet-catalog.js';
 import type { Clock } from '../../ports/clock.js';
 import type { RateLimits } from '../../ports/rate-limiter.js';
-import { authenticate } from './authenticate.js';
-import { cors } from './cors.js';
-import { markDeprecated } from './deprecation.js';
+import { trustedProxyList } from './client-address.js';
 import { docsRoutes } from './docs-routes.js';
-import { respondWithErrors } from './error-responses.js';
 import type { IdempotencySettings } from './idempotency.js';
 import { healthRoutes, type Readiness } from './health-routes.js';
 import type { HttpMetrics } from './http-metrics.js';
 import { metricsRoutes } from './metrics-routes.js';
-import { observeRequests } from './observe-requests.js';
+import { RequestObserver } from './observe-requests.js';
 import type { OpenApiServers } from './openapi-document.js';
 import { openApiRoutes } from './openapi-routes.js';
 import { petRoutes } from './pet-routes.js';
-import { requestContext } from './request-context.js';
+import { requestFrame } from './request-frame.js';
 
 export interface HttpAppDeps {
   readonly catalog: PetCatalog;
@@ -36,24 +33,29 @@ export interface HttpAppDeps {
   readonly metricsOnApiPort: boolean;
   /** Exact origins allowed to call from a browser; empty means CORS is off. */
   readonly corsOrigins: readonly string[];
+  /** Proxy addresses or CIDR blocks whose X-Forwarded-For is believed (TRUSTED_PROXIES); none by default. */
+  readonly trustedProxies?: readonly string[];
 }
-
-/** Paths under /v1 that need no key: the published contract. */
-const PUBLIC_PATHS = new Set(['/v1/openapi.json']);
 
 /** The Koa app serving the interface. It never listens: main.ts (or a test) does. */
 export function createHttpApp(deps: HttpAppDeps): Koa {
   const app = new Koa();
-  // Errors are rendered and reported by respondWithErrors; Koa's own stderr logging would double them.
+  // Errors are rendered and reported by the request frame; Koa's own stderr logging would double them.
   app.silent = true;
   const router = allRoutes(deps);
 
-  app.use(requestContext);
-  app.use(observeRequests(deps.logger, deps.metrics, router));
-  app.use(respondWithErrors(deps.onUnexpectedError));
-  if (deps.corsOrigins.length > 0) app.use(cors(deps.corsOrigins));
-  app.use(markDeprecated);
-  app.use(whenKeyRequired(authenticate(deps.catalog, deps.rateLimits)));
+  // One frame does what every request needs (id, headers, CORS, key, quota, errors, log, metrics); see request-frame.ts.
+  app.use(
+    requestFrame({
+      catalog: deps.catalog,
+      rateLimits: deps.rateLimits,
+      observer: new RequestObserver(deps.logger, deps.metrics),
+      router,
+      corsOrigins: deps.corsOrigins,
+      trustedProxies: trustedProxyList(deps.trustedProxies ?? []),
+      onUnexpectedError: deps.onUnexpectedError,
+    }),
+  );
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;
@@ -69,10 +71,4 @@ export function allRoutes(deps: HttpAppDeps): Router {
   router.use(petRoutes(deps.catalog, deps.clock, deps.idempotency).routes());
   if (metrics !== undefined) router.use(metricsRoutes(metrics).routes());
   return router;
-}
-
-// Authentication comes before routing under /v1, so a caller without a key learns nothing else.
-function whenKeyRequired(middleware: Koa.Middleware) {
-  return (ctx: Context, next: Next) =>
-    (ctx.path === '/v1' || ctx.path.startsWith('/v1/')) && !PUBLIC_PATHS.has(ctx.path) ? middleware(ctx, next) : next();
 }

@@ -1,5 +1,3 @@
-import type { Context, Next } from 'koa';
-
 /**
  * getPet is deprecated since v1.0.0 and removed at the sunset instant. The header forms follow
  * RFC 9745 (Deprecation: @epoch-seconds) and RFC 8594 (Sunset: IMF-fixdate).
@@ -16,10 +14,7 @@ export const GET_PET_DEPRECATION_HEADERS: Readonly<Record<string, string>> = Obj
 
 const GET_PET_PATH = /^\/v1\/pets\/[^/]+$/;
 
-/** Marks every getPet response, the 401s and 404s included, so every client sees the notice. */
-export async function markDeprecated(ctx: Context, next: Next): Promise<void> {
-  if ((ctx.method === 'GET' || ctx.method === 'HEAD') && GET_PET_PATH.test(ctx.path)) {
-    ctx.set(GET_PET_DEPRECATION_HEADERS);
-  }
-  await next();
+/** Whether a request is for getPet: every such response, the 401s and 404s included, carries the notice. */
+export function isGetPet(method: string, path: string): boolean {
+  return (method === 'GET' || method === 'HEAD') && GET_PET_PATH.test(path);
 }

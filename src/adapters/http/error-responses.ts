@@ -60,38 +60,48 @@ export function renderError(ctx: Context, error: unknown): ErrorBody {
 }
 
 /**
- * The outermost middleware: renders every failure, and the router's bare 404/405/501 answers, as JSON
- * Error bodies. `onUnexpected` receives what became a 500, for the log only.
+ * The metrics port's outermost middleware (the API's is request-frame.ts): renders every failure, and the
+ * router's bare 404/405/501 answers, as JSON Error bodies. `onUnexpected` receives what became a 500.
  */
 export function respondWithErrors(onUnexpected: (error: unknown, ctx: Context) => void) {
   return async function errorResponses(ctx: Context, next: Next): Promise<void> {
     try {
       await next();
-      throwIfBareStatus(ctx);
+      const bare = bareStatusError(ctx);
+      if (bare !== undefined) throw bare;
     } catch (error) {
       const body = renderError(ctx, error);
-      if (body.status >= 500 && !(error instanceof DomainError || error instanceof ApiError)) onUnexpected(error, ctx);
+      if (isUnexpected(error, body.status)) onUnexpected(error, ctx);
     }
   };
 }
 
-// Koa and @koa/router leave unmatched paths and methods without a body (Koa would send text/plain).
-function throwIfBareStatus(ctx: Context): void {
+/** Whether an error is one no layer anticipated: it is logged with its stack, the client sees a generic 500. */
+export function isUnexpected(error: unknown, status: number): boolean {
+  return status >= 500 && !(error instanceof DomainError || error instanceof ApiError);
+}
+
+/**
+ * Koa and @koa/router leave unmatched paths and methods without a body (Koa would send text/plain); this is
+ * the JSON error for them, or undefined when the request was answered.
+ */
+export function bareStatusError(ctx: Context): ApiError | undefined {
   // The router answers OPTIONS itself with an empty text/plain 200; the contract offers no OPTIONS, so it is a 405.
   const routerOptions = ctx.method === 'OPTIONS' && ctx.status === 200 && ctx.body === '';
-  if (ctx.body != null && !routerOptions) return;
+  if (ctx.body != null && !routerOptions) return undefined;
   if (ctx.status === 404) {
-    throw new ApiError(404, 'not_found', `No route matches ${ctx.method} ${ctx.path}.`);
+    return new ApiError(404, 'not_found', `No route matches ${ctx.method} ${ctx.path}.`);
   }
   if (ctx.status === 405 || routerOptions) {
     const allow = String(ctx.response.get('Allow'));
-    throw new ApiError(405, 'method_not_allowed', `${ctx.method} is not allowed here; allowed: ${allow}.`, {
+    return new ApiError(405, 'method_not_allowed', `${ctx.method} is not allowed here; allowed: ${allow}.`, {
       Allow: allow,
     });
   }
   if (ctx.status === 501) {
     // The router lists the path's methods in Allow; the documented 501 carries no Allow.
     ctx.remove('Allow');
-    throw new ApiError(501, 'not_implemented', `The method ${ctx.method} is not supported.`);
+    return new ApiError(501, 'not_implemented', `The method ${ctx.method} is not supported.`);
   }
+  return undefined;
 }

@@ -36,19 +36,19 @@ export class HttpMetrics {
   }
 
   /** Label children per (method, route, status): bounded by the routes, and cheaper than labels per call. */
-  private readonly series = new Map<string, { count: () => void; time: (seconds: number) => void }>();
+  private readonly series = new Map<string, { readonly counter: Counter.Internal; readonly histogram: Histogram.Internal<(typeof LABELS)[number]> }>();
 
-  observeRequest(method: string, route: string, status: number, seconds: number): void {
+  /** Counts one response; times it too unless `seconds` is undefined (nothing was read, so nothing to time). */
+  observeRequest(method: string, route: string, status: number, seconds: number | undefined): void {
     const key = `${method} ${route} ${status}`;
     let series = this.series.get(key);
     if (series === undefined) {
-      const counter = this.requests.labels(method, route, String(status));
-      const histogram = this.durations.labels(method, route, String(status));
-      series = { count: () => counter.inc(), time: (value) => histogram.observe(value) };
+      const labels = [method, route, String(status)] as const;
+      series = { counter: this.requests.labels(...labels), histogram: this.durations.labels(...labels) };
       this.series.set(key, series);
     }
-    series.count();
-    series.time(seconds);
+    series.counter.inc();
+    if (seconds !== undefined) series.histogram.observe(seconds);
   }
 
   private readonly mongoCommands = new Counter({

@@ -53,10 +53,19 @@ export function jsonNestingDepth(text: string): number {
   return deepest;
 }
 
-// Responses are written field by field: only whitelisted fields leave, and bigints print as bare digits.
+// A Pet never changes and the memory repository hands out the same objects, so each one's JSON is
+// written once; the WeakMap lets it go with its pet (MongoDB returns fresh objects: those miss, and go).
+const written = new WeakMap<Pet, string>();
+
+/** A pet as JSON, field by field: only whitelisted fields leave, and bigints print as bare digits. */
 export function petJson(pet: Pet): string {
-  const status = pet.status === undefined ? '' : `,"status":"${pet.status}"`;
-  return `{"id":${pet.id},"name":${JSON.stringify(pet.name)},"categoryId":${pet.categoryId}${status}}`;
+  let json = written.get(pet);
+  if (json === undefined) {
+    const status = pet.status === undefined ? '' : `,"status":"${pet.status}"`;
+    json = `{"id":${pet.id},"name":${JSON.stringify(pet.name)},"categoryId":${pet.categoryId}${status}}`;
+    written.set(pet, json);
+  }
+  return json;
 }
 
 export function petsJson(pets: readonly Pet[]): string {

@@ -1,38 +1,45 @@
 import type Router from '@koa/router';
-import type { Context, Next } from 'koa';
+import type { Context } from 'koa';
 import type { Logger } from 'pino';
 import type { HttpMetrics } from './http-metrics.js';
 
+/** The one log line per response; it names the key by its id only, headers are never logged. */
+export interface RequestLine {
+  readonly requestId: string;
+  /** Null when the server answered before it could read the request line (431, 408 on a slow head, 400). */
+  readonly method: string | null;
+  /** The route template; null for paths no route matches. */
+  readonly route: string | null;
+  readonly status: number;
+  /** Null when no request was read, so there was nothing to time. */
+  readonly durationMs: number | null;
+  readonly apiKeyId: string | null;
+  readonly clientAddress: string | null;
+}
+
 /**
- * One log line and one metrics observation per request. It sits outside the error renderer, so the
- * status it sees is the one sent. The line names the key by its id only; headers are never logged.
+ * Logs and counts every response the service sends, whichever layer sent it (the request frame, or the
+ * server's own answers to clients it cuts off), so each is seen exactly once with the status on the wire.
  */
-export function observeRequests(logger: Logger, metrics: HttpMetrics | undefined, router: Router) {
-  return async function observe(ctx: Context, next: Next): Promise<void> {
-    const started = performance.now();
-    await next();
-    const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
-    const route = routeTemplate(ctx, router);
-    metrics?.observeRequest(ctx.method, route ?? 'unmatched', ctx.status, durationMs / 1000);
-    logger.info(
-      {
-        requestId: ctx.state.requestId,
-        method: ctx.method,
-        route,
-        status: ctx.status,
-        durationMs,
-        apiKeyId: ctx.state.apiKeyId ?? null,
-      },
-      'request',
-    );
-  };
+export class RequestObserver {
+  constructor(
+    private readonly logger: Logger,
+    private readonly metrics: HttpMetrics | undefined,
+  ) {}
+
+  record(line: RequestLine): void {
+    const seconds = line.durationMs === null ? undefined : line.durationMs / 1000;
+    this.metrics?.observeRequest(line.method ?? 'unknown', line.route ?? 'unmatched', line.status, seconds);
+    this.logger.info(line, 'request');
+  }
 }
 
 // The router records the template it dispatched to; requests stopped before routing (401, 405) are
 // matched here so that they are labelled by route too. Unknown paths get null.
-function routeTemplate(ctx: Context, router: Router): string | null {
+export function routeTemplate(ctx: Context, router: Router | undefined): string | null {
   const matched = (ctx as { _matchedRoute?: unknown })._matchedRoute;
   if (typeof matched === 'string') return matched;
+  if (router === undefined) return null;
   const layer = router.match(ctx.path, ctx.method).path.find((candidate) => candidate.methods.length > 0);
   return typeof layer?.path === 'string' ? layer.path : null;
 }

@@ -1,8 +1,15 @@
 import type { Context } from 'koa';
 
-/** Sends JSON text we serialized ourselves (Koa's own JSON.stringify cannot write bigint). */
-export function sendJson(ctx: Context, status: number, json: string): void {
-  ctx.status = status;
-  ctx.type = 'application/json';
-  ctx.body = json;
+/** A JSON response, written by the request frame in one writeHead (see request-frame.ts). */
+export interface Reply {
+  readonly status: number;
+  /** JSON text we serialized ourselves (JSON.stringify cannot write bigint). */
+  readonly json: string;
+  /** Headers particular to this response, beyond those every response carries. */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** Hands the response to the request frame; nothing is written until the handler returns. */
+export function sendJson(ctx: Context, status: number, json: string, headers?: Readonly<Record<string, string>>): void {
+  ctx.state.reply = headers === undefined ? { status, json } : { status, json, headers };
 }

@@ -1,0 +1,78 @@
+import { Agent, request } from 'node:http';
+import { latencies, nextRequest, requestHeaders, type LoadResult, type RequestSource } from './load.js';
+
+export interface PacedOptions {
+  readonly url: string;
+  readonly apiKey: string;
+  /** Requests per second, offered whatever the server does (open loop). */
+  readonly rate: number;
+  readonly seconds: number;
+  /** Keep-alive sockets the requests may use at once. */
+  readonly sockets: number;
+  readonly source: RequestSource;
+}
+
+export interface PacedResult extends LoadResult {
+  /** How far behind its schedule the generator itself fell at worst, ms (should stay near 1). */
+  readonly lateMs: number;
+}
+
+/*
+ * A fixed offered rate, evenly spread: request i (from 0) is due at i / rate seconds, and every due request is sent
+ * on the next 1 ms timer tick. autocannon 8's overallRate/connectionRate is a per-second quota per
+ * connection: every connection sends its quota back to back at the start of each second and then waits,
+ * so its "paced" run is a saturating burst once a second, queueing again. Latency here runs from the
+ * moment a request is handed to the socket pool to its last byte, so a request waiting for a free socket
+ * (the server falling behind) counts as latency, as it would for a client.
+ */
+export function firePaced(options: PacedOptions): Promise<PacedResult> {
+  const agent = new Agent({ keepAlive: true, maxSockets: options.sockets });
+  const headers = requestHeaders(options.apiKey);
+  const { hostname, port } = new URL(options.url);
+  const times: number[] = [];
+  const counts = { sent: 0, done: 0, errors: 0, non2xx: 0 };
+  let lateMs = 0;
+  const started = performance.now();
+  const end = started + options.seconds * 1000;
+  const total = Math.max(1, Math.floor(options.seconds * options.rate));
+
+  return new Promise((resolve) => {
+    const finish = () => {
+      if (counts.done < counts.sent || performance.now() < end) return;
+      agent.destroy();
+      const seconds = (performance.now() - started) / 1000;
+      const answered = counts.done - counts.errors;
+      resolve({ requests: answered, seconds, reqPerSec: answered / seconds, ...latencies(times), errors: counts.errors, non2xx: counts.non2xx, lateMs });
+    };
+    const send = () => {
+      const spec = nextRequest(options.source);
+      const sentAt = performance.now();
+      counts.sent++;
+      const length = spec.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(spec.body)) };
+      const req = request({ agent, hostname, port, method: spec.method, path: spec.path, headers: { ...headers, ...length } }, (res) => {
+        if (res.statusCode === undefined || res.statusCode < 200 || res.statusCode > 299) counts.non2xx++;
+        res.on('end', () => {
+          times.push(performance.now() - sentAt);
+          counts.done++;
+          finish();
+        }).resume();
+      });
+      req.on('error', () => {
+        counts.errors++;
+        counts.done++;
+        finish();
+      });
+      req.end(spec.body);
+    };
+    const tick = () => {
+      const now = performance.now();
+      // At least one request, however short the run and low the rate.
+      const due = Math.min(Math.floor(((Math.min(now, end) - started) / 1000) * options.rate) + 1, total);
+      if (due > counts.sent) lateMs = Math.max(lateMs, now - (started + (counts.sent * 1000) / options.rate));
+      while (counts.sent < due) send();
+      if (now < end) setTimeout(tick, 1);
+      else finish();
+    };
+    tick();
+  });
+}

@@ -1,0 +1,35 @@
+import type { LoadResult } from './load.js';
+import { commandsBetween, readMongoCommands, type CommandCounts } from './mongo-commands.js';
+import type { LoopDelay } from './server-probe.js';
+import { cpuSeconds, runQueueWaitNs, type BenchServer } from './servers.js';
+
+/** One timed run of a workload on one server, with what the server reported around it. */
+export interface Measurement extends LoadResult {
+  /** Server CPU (user + system) per response, microseconds. */
+  readonly cpuUsPerReq: number;
+  /** Share of the run's wall time the server's event loop was ready to run but another process held its CPU, %. */
+  readonly cpuWaitPct: number;
+  /** The server's event-loop delay over the run alone. */
+  readonly loop: LoopDelay;
+  /** MongoDB commands the service sent during the run; null when /metrics does not count them; absent for yardsticks. */
+  readonly mongoCommands?: CommandCounts | null;
+}
+
+/**
+ * Runs `load` against `server` and reads around it, outside the timed window: the service's /metrics (its
+ * MongoDB command counter), the event-loop monitor (reset at the start), and the process's CPU time.
+ */
+export async function measure(server: BenchServer, load: () => Promise<LoadResult>): Promise<Measurement> {
+  const isService = server.name === 'service';
+  const mongoBefore = isService ? await readMongoCommands(server.url) : null;
+  await server.loopDelay();
+  const cpuBefore = cpuSeconds(server.pid);
+  const waitBefore = runQueueWaitNs(server.pid);
+  const result = await load();
+  const cpu = cpuSeconds(server.pid) - cpuBefore;
+  const cpuWaitPct = ((runQueueWaitNs(server.pid) - waitBefore) / 1e9 / result.seconds) * 100;
+  const loop = await server.loopDelay();
+  const cpuUsPerReq = (cpu * 1e6) / Math.max(1, result.requests);
+  if (!isService) return { ...result, cpuUsPerReq, cpuWaitPct, loop };
+  return { ...result, cpuUsPerReq, cpuWaitPct, loop, mongoCommands: commandsBetween(mongoBefore, await readMongoCommands(server.url)) };
+}

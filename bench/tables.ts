@@ -1,0 +1,85 @@
+import { perRequest } from './mongo-commands.js';
+import { fixed, ratio, table, type HalfPeakFigures, type PerServer, type WorkloadFigures } from './report.js';
+import { YARDSTICKS, type BenchServer, type ServerName } from './servers.js';
+
+/** How each server is named in the tables. */
+export const LABELS: Readonly<Record<ServerName, string>> = { service: 'service', 'node:http': 'node:http', koa: 'plain Koa', fastify: 'Fastify' };
+
+const errorsOf = (runs: readonly ({ errors: number; non2xx: number } | undefined)[]) =>
+  `${runs.reduce((n, r) => n + (r?.errors ?? 0), 0)} / ${runs.reduce((n, r) => n + (r?.non2xx ?? 0), 0)}`;
+
+/** The ratios at a glance, as issue 10 states its targets: the service against each yardstick. */
+export function ratioTable(figures: readonly WorkloadFigures[]): string {
+  const header = ['Workload', 'Service req/s', ...YARDSTICKS.map((y) => `req/s vs ${LABELS[y]}`), 'Service CPU µs/req',
+    ...YARDSTICKS.map((y) => `${LABELS[y]} CPU µs/req`), ...YARDSTICKS.map((y) => `CPU vs ${LABELS[y]}`)];
+  const rows = figures.map(({ workload, skipped, servers }) => {
+    const s = servers.service;
+    if (skipped !== undefined || s === undefined) return [workload, `skipped: ${skipped}`, ...header.slice(2).map(() => '')];
+    const y = (name: ServerName) => servers[name];
+    return [workload, fixed(s.reqPerSec), ...YARDSTICKS.map((n) => ratio(s.reqPerSec, y(n)?.reqPerSec ?? NaN)), fixed(s.cpuUsPerReq),
+      ...YARDSTICKS.map((n) => fixed(y(n)?.cpuUsPerReq ?? NaN)), ...YARDSTICKS.map((n) => ratio(s.cpuUsPerReq, y(n)?.cpuUsPerReq ?? NaN))];
+  });
+  return table(header, rows);
+}
+
+/** Every server's figures at peak; the ratios are the service's figure divided by this server's. */
+export function peakTable(figures: readonly WorkloadFigures[], names: readonly ServerName[]): string {
+  // Server CPU % well under 100 means something else set the pace: the load generator, or other processes
+  // holding the server's CPU (the wait %: its event loop was ready to run and could not).
+  const header = ['Workload', 'Server', 'req/s', 'p50 / p99 ms', 'CPU µs/req', 'Server CPU %', 'Waited for CPU %', 'Service req/s ÷ this',
+    'Service CPU ÷ this', 'Loop max ms', 'Errors / non-2xx'];
+  const rows = figures.flatMap(({ workload, skipped, servers }) => {
+    if (skipped !== undefined) return [[workload, '', `skipped: ${skipped}`, ...header.slice(3).map(() => '')]];
+    const s = servers.service;
+    return names.map((name) => {
+      const f = servers[name];
+      if (f === undefined) return [workload, LABELS[name], '-', ...header.slice(3).map(() => '')];
+      return [workload, LABELS[name], fixed(f.reqPerSec), `${fixed(f.p50, 2)} / ${fixed(f.p99, 2)}`, fixed(f.cpuUsPerReq), fixed(f.reqPerSec * f.cpuUsPerReq / 1e4), fixed(f.cpuWaitPct),
+        s === undefined ? '' : ratio(s.reqPerSec, f.reqPerSec), s === undefined ? '' : ratio(s.cpuUsPerReq, f.cpuUsPerReq),
+        fixed(f.loopMaxMs, 1), errorsOf([f])];
+    });
+  });
+  return table(header, rows);
+}
+
+/** Latency at the fixed offered rate (half the service's peak), and the longest event-loop stall during it. */
+export function halfPeakTable(figures: readonly HalfPeakFigures[], names: readonly ServerName[]): string {
+  const header = ['Workload', 'Offered req/s', 'Server', 'Answered req/s', 'p50 / p99 / max ms', 'Loop max / p99 ms', 'Waited for CPU %', 'Errors / non-2xx'];
+  const rows = figures.flatMap(({ workload, skipped, rate, servers }) => {
+    if (skipped !== undefined) return [[workload, '', `skipped: ${skipped}`, ...header.slice(3).map(() => '')]];
+    return names.map((name) => {
+      const m = servers[name];
+      if (m === undefined) return [workload, fixed(rate), LABELS[name], '-', ...header.slice(4).map(() => '')];
+      return [workload, fixed(rate), LABELS[name], fixed(m.reqPerSec), `${fixed(m.p50, 2)} / ${fixed(m.p99, 2)} / ${fixed(m.max, 2)}`,
+        `${fixed(m.loop.maxMs, 1)} / ${fixed(m.loop.p99Ms, 1)}`, fixed(m.cpuWaitPct), errorsOf([m])];
+    });
+  });
+  return table(header, rows);
+}
+
+/** Per server: the longest event-loop stall over every peak run and every half-peak run. */
+export function loopTable(peak: readonly WorkloadFigures[], halfPeak: readonly HalfPeakFigures[], names: readonly ServerName[]): string {
+  const worst = (values: readonly (number | undefined)[]) => Math.max(...values.filter((v): v is number => v !== undefined));
+  const rows = names.map((name) => [LABELS[name],
+    fixed(worst(peak.map((f) => f.servers[name]?.loopMaxMs)), 1),
+    fixed(worst(halfPeak.map((f) => f.servers[name]?.loop.maxMs)), 1),
+    fixed(worst(halfPeak.map((f) => f.servers[name]?.p99)), 2)]);
+  return table(['Server', 'Longest event-loop stall, peak runs (ms)', 'Longest stall, half-peak runs (ms)', 'Worst request p99 at half-peak (ms)'], rows);
+}
+
+/** Start-up of each server in this run, and the service's extra cold starts. */
+export function startupTable(servers: PerServer<BenchServer>, names: readonly ServerName[], extra: readonly number[]): string {
+  const rows = names.map((name) => [LABELS[name], fixed(servers[name]?.listeningMs ?? NaN), fixed(servers[name]?.readyMs ?? NaN)]);
+  const sorted = [...extra].sort((a, b) => a - b);
+  const more = sorted.length === 0 ? '' :
+    `\n\nService, ${sorted.length} more cold starts to /readyz 200: median ${fixed(sorted[sorted.length >> 1]!)} ms, ` +
+    `min ${fixed(sorted[0]!)} ms, max ${fixed(sorted.at(-1)!)} ms.`;
+  return table(['Server', 'Start-up to listening line (ms)', 'Start-up to ready (ms; /readyz 200 for the service)'], rows) + more;
+}
+
+/** MongoDB commands per request at peak, from the service's /metrics. */
+export function mongoTable(figures: readonly WorkloadFigures[]): string {
+  const rows = figures.map(({ workload, skipped, servers: { service } }) =>
+    [workload, skipped !== undefined || service === undefined ? `skipped: ${skipped}` : perRequest(service.mongoCommands ?? null, service.requests)]);
+  return table(['Workload', 'Service: MongoDB commands per request (by command)'], rows);
+}

@@ -1,0 +1,50 @@
+import { preloadAll, targetsAt } from './fleet.js';
+import type { BenchOptions } from './options.js';
+import { failures, fixed, mib, table, type PerServer } from './report.js';
+import { runHalfPeak, runRounds } from './rounds.js';
+import { memory, type BenchServer, type ServerName } from './servers.js';
+import { halfPeakTable, LABELS, loopTable, mongoTable, peakTable, ratioTable, startupTable } from './tables.js';
+import { WORKLOADS } from './workloads.js';
+
+export interface RunReport {
+  readonly markdown: string;
+  readonly failures: number;
+  readonly figures: object;
+}
+
+/** The normal run: every workload at peak on every server, then at half the service's peak, then the tables. */
+export async function throughputRun(servers: PerServer<BenchServer>, options: BenchOptions, apiKey: string, coldStartsMs: readonly number[]): Promise<RunReport> {
+  const names = Object.keys(servers) as ServerName[];
+  const loadRate = await preloadAll(servers, apiKey, 1, options.pets);
+  const targets = await targetsAt(servers, apiKey, options.pets);
+  const peak = await runRounds(targets, WORKLOADS, options, apiKey);
+  const halfPeak = await runHalfPeak(targets, WORKLOADS, peak, options, apiKey);
+  const peakRss = Object.fromEntries(names.map((name) => [name, memory(servers[name]!.pid).peakRss])) as PerServer<number>;
+  const markdown = [
+    `### Peak: ${options.connections} connections, closed loop; medians of ${options.rounds} round(s) of ${options.duration} s`,
+    ratioTable(peak),
+    '',
+    peakTable(peak, names),
+    '',
+    `### At half the service's peak, offered open loop for ${options.duration} s`,
+    halfPeakTable(halfPeak, names),
+    '',
+    '### Event loop',
+    loopTable(peak, halfPeak, names),
+    '',
+    '### Start-up',
+    startupTable(servers, names, coldStartsMs),
+    '',
+    '### MongoDB round trips (service, peak runs)',
+    mongoTable(peak),
+    '',
+    '### Memory and preload',
+    table(['', ...names.map((n) => LABELS[n])], [
+      ['Peak RSS (VmHWM)', ...names.map((n) => mib(peakRss[n]!))],
+      [`Preload of ${options.pets} pets (pets/s)`, ...names.map((n) => fixed(loadRate[n]!))],
+    ]),
+  ].join('\n');
+  const runs = [...peak.flatMap((f) => Object.values(f.servers)), ...halfPeak.flatMap((f) => Object.values(f.servers))];
+  const startups = Object.fromEntries(names.map((n) => [n, { listeningMs: servers[n]!.listeningMs, readyMs: servers[n]!.readyMs }]));
+  return { markdown, failures: failures(runs), figures: { workloads: peak, halfPeak, peakRss, startups, coldStartsMs, loadRate } };
+}

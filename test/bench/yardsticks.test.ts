@@ -1,0 +1,73 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// The built yardsticks (dist/ is built once by test/support/build-global-setup.ts), each started as the bench does.
+const YARDSTICKS = { 'node:http': 'yardstick.js', koa: 'plain-koa.js', fastify: 'fastify-yardstick.js' };
+const AUTH = { authorization: 'Bearer any-key-the-yardsticks-ignore', 'content-type': 'application/json' };
+
+function start(file: string): Promise<{ child: ChildProcess; url: string }> {
+  const entry = fileURLToPath(new URL(`../../dist/bench/${file}`, import.meta.url));
+  const child = spawn(process.execPath, [entry], { env: { ...process.env, PORT: '0', HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      const url = /listening on (http:\/\/\S+)\/v1/.exec(chunk.toString())?.[1];
+      if (url !== undefined) resolve({ child, url });
+    });
+    child.once('exit', (code) => reject(new Error(`${file} exited (${code})`)));
+  });
+}
+
+describe.each(Object.entries(YARDSTICKS))('the %s yardstick', (_name, file) => {
+  let server: { child: ChildProcess; url: string };
+  const call = (path: string, init: RequestInit = {}) => fetch(`${server.url}${path}`, { headers: AUTH, ...init });
+  const post = (body: unknown) => call('/v1/pets', { method: 'POST', body: JSON.stringify(body) });
+
+  beforeAll(async () => {
+    server = await start(file);
+    for (let n = 1; n <= 30; n++) await post({ name: `pet ${n}`, categoryId: n % 3, ...(n % 2 === 0 ? { status: 'available' } : {}) });
+  });
+  afterAll(() => void server.child.kill());
+
+  it('creates a pet: 201, Location, the pet as JSON', async () => {
+    const response = await post({ name: 'Rex', categoryId: 7, status: 'sold' });
+    expect(response.status).toBe(201);
+    expect(response.headers.get('location')).toBe('/v1/pets/31');
+    expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(await response.json()).toEqual({ id: 31, name: 'Rex', categoryId: 7, status: 'sold' });
+  });
+
+  it('pages through Link rel="next" with an opaque cursor that keeps the status filter', async () => {
+    const first = await call('/v1/pets?status=available&limit=10');
+    expect(first.status).toBe(200);
+    expect(((await first.json()) as { id: number }[]).map((p) => p.id)).toEqual([2, 4, 6, 8, 10, 12, 14, 16, 18, 20]);
+    const next = /^<(\/v1\/pets\?limit=10&status=available&cursor=[\w-]+)>; rel="next"$/.exec(first.headers.get('link') ?? '')?.[1];
+    expect(next).toBeDefined();
+    const second = await call(next!);
+    expect(((await second.json()) as { id: number }[]).map((p) => p.id)).toEqual([22, 24, 26, 28, 30]);
+    expect(second.headers.get('link')).toBeNull();
+  });
+
+  it('gets a pet by id, and answers 404 for an unknown one', async () => {
+    expect(await (await call('/v1/pets/3')).json()).toEqual({ id: 3, name: 'pet 3', categoryId: 0 });
+    const missing = await call('/v1/pets/9999');
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toMatchObject({ code: 'pet_not_found', status: 404 });
+  });
+
+  it.each([
+    ['limit=0', () => call('/v1/pets?limit=0')],
+    ['limit=101', () => call('/v1/pets?limit=101')],
+    ['an unknown status', () => call('/v1/pets?status=lost')],
+    ['an unknown query parameter', () => call('/v1/pets?colour=red')],
+    ['a forged cursor', () => call('/v1/pets?cursor=AAAA')],
+    ['a blank name', () => post({ name: ' ', categoryId: 1 })],
+    ['a fractional categoryId', () => post({ name: 'Rex', categoryId: 1.5 })],
+    ['an unknown status in a new pet', () => post({ name: 'Rex', categoryId: 1, status: 'lost' })],
+    ['a malformed id', () => call('/v1/pets/abc')],
+  ])('answers 400 with the error body for %s', async (_case, send) => {
+    const response = await send();
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ status: 400, code: expect.any(String), message: expect.any(String) });
+  });
+});
