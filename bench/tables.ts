@@ -45,7 +45,7 @@ export function peakTable(figures: readonly WorkloadFigures[], names: readonly S
 /** Latency at the fixed offered rate (half the service's peak), and the longest event-loop stall during it. */
 export function halfPeakTable(figures: readonly HalfPeakFigures[], names: readonly ServerName[]): string {
   // The generator's lateness and wait tell whether the latencies are the server's or the machine's.
-  const header = ['Workload', 'Offered req/s', 'Server', 'Answered req/s', 'p50 / p99 / max ms', 'Loop max / p99 ms',
+  const header = ['Workload', 'Offered req/s', 'Server', 'Answered req/s', 'p50 / p99 / max ms', 'Server CPU %', 'Loop max / p99 ms',
     'Server / client waited for CPU %', 'Generator late max ms', 'Errors / non-2xx'];
   const rows = figures.flatMap(({ workload, skipped, rate, servers }) => {
     if (skipped !== undefined) return [[workload, '', `skipped: ${skipped}`, ...header.slice(3).map(() => '')]];
@@ -53,7 +53,7 @@ export function halfPeakTable(figures: readonly HalfPeakFigures[], names: readon
       const m = servers[name];
       if (m === undefined) return [workload, fixed(rate), LABELS[name], '-', ...header.slice(4).map(() => '')];
       return [workload, fixed(rate), LABELS[name], fixed(m.reqPerSec), `${fixed(m.p50, 2)} / ${fixed(m.p99, 2)} / ${fixed(m.max, 2)}`,
-        `${fixed(m.loop.maxMs, 1)} / ${fixed(m.loop.p99Ms, 1)}`, `${fixed(m.cpuWaitPct)} / ${fixed(m.clientWaitPct)}`, fixed(m.lateMs), errorsOf([m])];
+        fixed(m.reqPerSec * m.cpuUsPerReq / 1e4), `${fixed(m.loop.maxMs, 1)} / ${fixed(m.loop.p99Ms, 1)}`, `${fixed(m.cpuWaitPct)} / ${fixed(m.clientWaitPct)}`, fixed(m.lateMs), errorsOf([m])];
     });
   });
   return table(header, rows);
