@@ -1,7 +1,8 @@
 import type { LoadResult } from './load.js';
 import { commandsBetween, readMongoCommands, type CommandCounts } from './mongo-commands.js';
 import type { LoopDelay } from './server-probe.js';
-import { cpuSeconds, runQueueWaitNs, type BenchServer } from './servers.js';
+import { cpuSeconds, runQueueWaitNs } from './proc-stats.js';
+import type { BenchServer } from './servers.js';
 
 /** One timed run of a workload on one server, with what the server reported around it. */
 export interface Measurement extends LoadResult {
@@ -19,7 +20,8 @@ export interface Measurement extends LoadResult {
 
 /**
  * Runs `load` against `server` and reads around it, outside the timed window: the service's /metrics (its
- * MongoDB command counter), the event-loop monitor (reset at the start), and the process's CPU time.
+ * MongoDB command counter), the event-loop monitor (reset at the start), the server's CPU time, and how
+ * long server and load generator waited for a CPU.
  */
 export async function measure<R extends LoadResult>(server: BenchServer, load: () => Promise<R>): Promise<R & Measurement> {
   const isService = server.name === 'service';
