@@ -3,11 +3,13 @@ import { table } from './report.js';
 
 /*
  * Summarises a V8 .cpuprofile (from `npm run bench -- --cpu-prof DIR`) by self time: each sample's time
- * delta is charged to the function on top of the stack, summed per function and place.
+ * delta is charged to the function on top of the stack, summed per function and place. For each, the
+ * heaviest first caller in package or service code says whose work a native or built-in entry is.
  * Usage: node dist/bench/profile-top.js FILE.cpuprofile [N]
  */
 interface ProfileNode {
   readonly id: number;
+  readonly children?: readonly number[];
   readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number };
 }
 interface Profile { readonly nodes: readonly ProfileNode[]; readonly samples: readonly number[]; readonly timeDeltas: readonly number[] }
@@ -19,7 +21,9 @@ if (file === undefined) {
 }
 const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
 const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+const parents = new Map(profile.nodes.flatMap((node) => (node.children ?? []).map((child) => [child, node.id] as const)));
 const selfUs = new Map<string, number>();
+const callers = new Map<string, Map<string, number>>();
 const byPackage = new Map<string, number>();
 let totalUs = 0;
 let idleUs = 0;
@@ -31,7 +35,19 @@ for (const [i, id] of profile.samples.entries()) {
   if (functionName === '(idle)') idleUs += delta;
   const key = `${functionName || '(anonymous)'}\t${place(url, lineNumber)}`;
   selfUs.set(key, (selfUs.get(key) ?? 0) + delta);
+  const caller = callerOf(id);
+  const byCaller = callers.get(key) ?? new Map<string, number>();
+  callers.set(key, byCaller.set(caller, (byCaller.get(caller) ?? 0) + delta));
   if (functionName !== '(idle)') byPackage.set(packageOf(url), (byPackage.get(packageOf(url)) ?? 0) + delta);
+}
+
+// The nearest frame below the top one that runs package or service code (under node_modules/ or dist/).
+function callerOf(id: number): string {
+  for (let at = parents.get(id); at !== undefined; at = parents.get(at)) {
+    const { functionName, url, lineNumber } = nodes.get(at)!.callFrame;
+    if (/\/(node_modules|dist)\//.test(url)) return `${functionName || '(anonymous)'} ${place(url, lineNumber)}`;
+  }
+  return '';
 }
 
 // Who owns the code: a package under node_modules, the service's own build output, Node's built-ins, or V8/native.
@@ -55,10 +71,12 @@ const busyUs = totalUs - idleUs;
 const rows = [...selfUs].filter(([key]) => !key.startsWith('(idle)')).sort((a, b) => b[1] - a[1]).slice(0, Number(count))
   .map(([key, us], rank) => {
     const [name, where] = key.split('\t');
-    return [String(rank + 1), `\`${name}\``, where === '' ? '' : `\`${where}\``, (us / 1000).toFixed(0), `${((100 * us) / busyUs).toFixed(1)}%`];
+    const [caller = ''] = [...callers.get(key)!].sort((a, b) => b[1] - a[1])[0] ?? [];
+    const code = (text: string | undefined) => (text === undefined || text === '' ? '' : `\`${text}\``);
+    return [String(rank + 1), code(name), code(where), code(caller), (us / 1000).toFixed(0), `${((100 * us) / busyUs).toFixed(1)}%`];
   });
 process.stdout.write(`${(totalUs / 1e6).toFixed(1)} s profiled, ${(busyUs / 1e6).toFixed(1)} s not idle; shares are of the non-idle time.\n\n`);
-process.stdout.write(`${table(['#', 'Function (self time)', 'Where', 'Self ms', 'Share'], rows)}\n\n`);
+process.stdout.write(`${table(['#', 'Function (self time)', 'Where', 'Mostly reached from', 'Self ms', 'Share'], rows)}\n\n`);
 const packages = [...byPackage].sort((a, b) => b[1] - a[1]).slice(0, Number(count))
   .map(([name, us]) => [name, (us / 1000).toFixed(0), `${((100 * us) / busyUs).toFixed(1)}%`]);
 process.stdout.write(`${table(['Code (self time)', 'Self ms', 'Share'], packages)}\n`);

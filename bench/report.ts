@@ -10,6 +10,8 @@ export interface Summary {
   readonly cpuUsPerReq: number;
   /** Median share of the wall time the server waited for its CPU (another process held it), %. */
   readonly cpuWaitPct: number;
+  /** The same for the load generator, %. */
+  readonly clientWaitPct: number;
   /** Longest event-loop stall in any round, ms. */
   readonly loopMaxMs: number;
   readonly errors: number;
@@ -34,7 +36,7 @@ export interface HalfPeakFigures {
   readonly workload: string;
   readonly skipped?: string;
   readonly rate: number;
-  readonly servers: PerServer<Measurement>;
+  readonly servers: PerServer<Measurement & { readonly lateMs: number }>;
 }
 
 export function summarize(rounds: readonly Measurement[]): Summary {
@@ -49,6 +51,7 @@ export function summarize(rounds: readonly Measurement[]): Summary {
     p99: med((m) => m.p99),
     cpuUsPerReq: med((m) => m.cpuUsPerReq),
     cpuWaitPct: med((m) => m.cpuWaitPct),
+    clientWaitPct: med((m) => m.clientWaitPct),
     loopMaxMs: Math.max(...rounds.map((m) => m.loop.maxMs)),
     errors: sum((m) => m.errors),
     non2xx: sum((m) => m.non2xx),

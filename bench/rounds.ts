@@ -35,7 +35,7 @@ export async function runRounds(targets: readonly Target[], workloads: readonly 
         const name = target.server.name;
         runs[i]!.set(name, [...(runs[i]!.get(name) ?? []), result]);
         log(`round ${round} ${workload.name} ${name}: ${result.reqPerSec.toFixed(0)} req/s, p99 ${result.p99.toFixed(2)} ms, ` +
-          `${result.cpuUsPerReq.toFixed(0)} µs CPU/req, waited ${result.cpuWaitPct.toFixed(0)}% for CPU, loop max ${result.loop.maxMs.toFixed(1)} ms, ${result.errors} errors, ${result.non2xx} non-2xx`);
+          `${result.cpuUsPerReq.toFixed(0)} µs CPU/req, waited ${result.cpuWaitPct.toFixed(0)}% for CPU (client ${result.clientWaitPct.toFixed(0)}%), loop max ${result.loop.maxMs.toFixed(1)} ms, ${result.errors} errors, ${result.non2xx} non-2xx`);
       }
     }
   }
@@ -60,14 +60,15 @@ export async function runHalfPeak(targets: readonly Target[], workloads: readonl
       figures.push({ workload: workload.name, skipped: skipped ?? 'no service peak', rate, servers: {} });
       continue;
     }
-    const servers: PerServer<Measurement> = {};
+    const servers: HalfPeakFigures['servers'] = {};
     for (const [target, source] of rotate(requests, i)) {
       const { server } = target;
       const result = await measure(server, () =>
         firePaced({ url: server.url, apiKey, rate, seconds: options.duration, sockets: options.connections, source }));
       servers[server.name] = result;
       log(`half-peak ${workload.name} ${server.name} at ${rate} req/s: p99 ${result.p99.toFixed(2)} ms, max ${result.max.toFixed(2)} ms, ` +
-        `loop max ${result.loop.maxMs.toFixed(1)} ms, waited ${result.cpuWaitPct.toFixed(0)}% for CPU, ${result.errors} errors, ${result.non2xx} non-2xx`);
+        `loop max ${result.loop.maxMs.toFixed(1)} ms, waited ${result.cpuWaitPct.toFixed(0)}% for CPU (client ${result.clientWaitPct.toFixed(0)}%, ` +
+        `${result.lateMs.toFixed(0)} ms behind at worst), ${result.errors} errors, ${result.non2xx} non-2xx`);
     }
     figures.push({ workload: workload.name, rate, servers });
   }

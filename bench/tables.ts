@@ -25,16 +25,16 @@ export function ratioTable(figures: readonly WorkloadFigures[]): string {
 /** Every server's figures at peak; the ratios are the service's figure divided by this server's. */
 export function peakTable(figures: readonly WorkloadFigures[], names: readonly ServerName[]): string {
   // Server CPU % well under 100 means something else set the pace: the load generator, or other processes
-  // holding the server's CPU (the wait %: its event loop was ready to run and could not).
-  const header = ['Workload', 'Server', 'req/s', 'p50 / p99 ms', 'CPU µs/req', 'Server CPU %', 'Waited for CPU %', 'Service req/s ÷ this',
-    'Service CPU ÷ this', 'Loop max ms', 'Errors / non-2xx'];
+  // holding the server's CPU (the wait %: its event loop was ready to run and could not), or the client's.
+  const header = ['Workload', 'Server', 'req/s', 'p50 / p99 ms', 'CPU µs/req', 'Server CPU %', 'Server / client waited for CPU %',
+    'Service req/s ÷ this', 'Service CPU ÷ this', 'Loop max ms', 'Errors / non-2xx'];
   const rows = figures.flatMap(({ workload, skipped, servers }) => {
     if (skipped !== undefined) return [[workload, '', `skipped: ${skipped}`, ...header.slice(3).map(() => '')]];
     const s = servers.service;
     return names.map((name) => {
       const f = servers[name];
       if (f === undefined) return [workload, LABELS[name], '-', ...header.slice(3).map(() => '')];
-      return [workload, LABELS[name], fixed(f.reqPerSec), `${fixed(f.p50, 2)} / ${fixed(f.p99, 2)}`, fixed(f.cpuUsPerReq), fixed(f.reqPerSec * f.cpuUsPerReq / 1e4), fixed(f.cpuWaitPct),
+      return [workload, LABELS[name], fixed(f.reqPerSec), `${fixed(f.p50, 2)} / ${fixed(f.p99, 2)}`, fixed(f.cpuUsPerReq), fixed(f.reqPerSec * f.cpuUsPerReq / 1e4), `${fixed(f.cpuWaitPct)} / ${fixed(f.clientWaitPct)}`,
         s === undefined ? '' : ratio(s.reqPerSec, f.reqPerSec), s === undefined ? '' : ratio(s.cpuUsPerReq, f.cpuUsPerReq),
         fixed(f.loopMaxMs, 1), errorsOf([f])];
     });
@@ -44,14 +44,16 @@ export function peakTable(figures: readonly WorkloadFigures[], names: readonly S
 
 /** Latency at the fixed offered rate (half the service's peak), and the longest event-loop stall during it. */
 export function halfPeakTable(figures: readonly HalfPeakFigures[], names: readonly ServerName[]): string {
-  const header = ['Workload', 'Offered req/s', 'Server', 'Answered req/s', 'p50 / p99 / max ms', 'Loop max / p99 ms', 'Waited for CPU %', 'Errors / non-2xx'];
+  // The generator's lateness and wait tell whether the latencies are the server's or the machine's.
+  const header = ['Workload', 'Offered req/s', 'Server', 'Answered req/s', 'p50 / p99 / max ms', 'Server CPU %', 'Loop max / p99 ms',
+    'Server / client waited for CPU %', 'Generator late max ms', 'Errors / non-2xx'];
   const rows = figures.flatMap(({ workload, skipped, rate, servers }) => {
     if (skipped !== undefined) return [[workload, '', `skipped: ${skipped}`, ...header.slice(3).map(() => '')]];
     return names.map((name) => {
       const m = servers[name];
       if (m === undefined) return [workload, fixed(rate), LABELS[name], '-', ...header.slice(4).map(() => '')];
       return [workload, fixed(rate), LABELS[name], fixed(m.reqPerSec), `${fixed(m.p50, 2)} / ${fixed(m.p99, 2)} / ${fixed(m.max, 2)}`,
-        `${fixed(m.loop.maxMs, 1)} / ${fixed(m.loop.p99Ms, 1)}`, fixed(m.cpuWaitPct), errorsOf([m])];
+        fixed(m.reqPerSec * m.cpuUsPerReq / 1e4), `${fixed(m.loop.maxMs, 1)} / ${fixed(m.loop.p99Ms, 1)}`, `${fixed(m.cpuWaitPct)} / ${fixed(m.clientWaitPct)}`, fixed(m.lateMs), errorsOf([m])];
     });
   });
   return table(header, rows);

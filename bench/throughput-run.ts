@@ -2,7 +2,8 @@ import { preloadAll, targetsAt } from './fleet.js';
 import type { BenchOptions } from './options.js';
 import { failures, fixed, mib, table, type PerServer } from './report.js';
 import { runHalfPeak, runRounds } from './rounds.js';
-import { memory, type BenchServer, type ServerName } from './servers.js';
+import { memory } from './proc-stats.js';
+import type { BenchServer, ServerName } from './servers.js';
 import { halfPeakTable, LABELS, loopTable, mongoTable, peakTable, ratioTable, startupTable } from './tables.js';
 import { WORKLOADS } from './workloads.js';
 
