@@ -1,6 +1,6 @@
-import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { useTestServer } from '../support/http-harness.js';
+import { rawExchange as sendRaw } from '../support/raw-exchange.js';
 import { TEST_API_KEY } from '../support/test-config.js';
 
 interface RawExchange {
@@ -10,28 +10,11 @@ interface RawExchange {
   readonly closedAfterMs: number;
 }
 
-/** Opens a raw connection, sends the chunks with a pause between them, and waits for the server to close. */
-function rawExchange(url: string, chunks: readonly string[], pauseMs: number): Promise<RawExchange> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const socket = connect(Number(port), hostname);
-    let received = '';
-    let timer: NodeJS.Timeout | undefined;
-    socket.setEncoding('utf8');
-    socket.on('data', (data: string) => (received += data));
-    socket.on('error', reject);
-    socket.on('close', () => {
-      clearTimeout(timer);
-      resolve({ received, closedAfterMs: performance.now() - started });
-    });
-    const sendNext = (index: number) => {
-      if (index >= chunks.length || socket.destroyed) return;
-      socket.write(chunks[index]!);
-      timer = setTimeout(() => sendNext(index + 1), pauseMs);
-    };
-    socket.on('connect', () => sendNext(0));
-  });
+/** The raw exchange, timed from connecting until the server closed the connection. */
+async function rawExchange(url: string, chunks: readonly string[], pauseMs: number): Promise<RawExchange> {
+  const started = performance.now();
+  const received = await sendRaw(url, chunks, pauseMs);
+  return { received, closedAfterMs: performance.now() - started };
 }
 
 describe('server limits', () => {
