@@ -47,10 +47,13 @@ export class PetCatalog {
     return { pets, nextAfterId: pets[pets.length - 1]!.id };
   }
 
-  /** Adds a pet; the store assigns its id. */
-  async addPet(newPet: NewPet): Promise<Pet> {
+  /**
+   * Adds a pet; the store assigns its id. With a `creationKey` (the caller's name for this request), a repeated
+   * call returns the pet the first one stored instead of adding another (PetRepository's AddOptions).
+   */
+  async addPet(newPet: NewPet, creationKey?: string): Promise<Pet> {
     assertValidNewPet(newPet);
-    return this.pets.add(newPet);
+    return this.pets.add(newPet, creationKey === undefined ? {} : { creationKey });
   }
 
   async getPet(id: PetId): Promise<Pet> {

@@ -7,6 +7,7 @@ import { MongoPetRepository } from '../../src/adapters/mongo/mongo-pet-repositor
 import { MongoRateLimiter } from '../../src/adapters/mongo/mongo-rate-limiter.js';
 import { StorageUnavailable } from '../../src/core/errors.js';
 import type { IdempotencyClaim } from '../../src/ports/idempotency-store.js';
+import { FakeClock } from '../support/fake-clock.js';
 import { startTestServer, type TestServer } from '../support/http-harness.js';
 import { dropTestDatabase, freshMongoSettings, openTestStore, rawClient, type TestStore } from '../support/mongo-test-db.js';
 import { createTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
@@ -314,5 +315,73 @@ describe('the service in a silent network partition', () => {
       expect(response.json, what).toMatchObject({ code: 'storage_unavailable' });
       expect(ms, what).toBeLessThan(PARTITION_TIMEOUT_MS + PARTITION_SLACK_MS);
     }
+  });
+});
+
+describe('the service when a keyed create stored its pet but lost the answer', () => {
+  const clock = new FakeClock(Date.UTC(2030, 0, 1));
+  const settings = freshMongoSettings('lost-answer');
+  let proxy: TcpProxy;
+  let server: TestServer;
+
+  beforeAll(async () => {
+    proxy = await createTcpProxy(inject('mongoUrl'));
+    await proxy.up();
+    server = await startTestServer({ storage: 'mongodb', mongodb: { ...settings, url: proxy.url, timeoutMs: TIMEOUT_MS } }, { clock });
+  });
+  afterAll(async () => {
+    await proxy.up();
+    await server.stop();
+    await proxy.down();
+  });
+
+  // The pet's name appears in the insert of the pet only (claims store a hash of the body), so it marks that request.
+  const create = (key: string, name: string) =>
+    server.request('POST', '/v1/pets', {
+      headers: { 'Content-Type': 'application/json', 'Idempotency-Key': key },
+      body: `{"name":"${name}","categoryId":7}`,
+    });
+  const petsNamed = async (name: string) => ((await server.request('GET', '/v1/pets?limit=100')).json as { name: string }[]).filter((pet) => pet.name === name);
+  /** A keyed create whose insert reaches the server and whose reply is lost: it answers 503. */
+  const createLosingTheInsertReply = async (key: string, name: string, then: 'reset' | 'down') => {
+    const lost = proxy.loseReplyTo(name, then);
+    const first = await create(key, name);
+    await lost;
+    expect(first.status).toBe(503);
+    expect(first.json).toMatchObject({ code: 'storage_unavailable' });
+  };
+
+  it('answers 503 when the reply to the insert is lost, and the retry with the same key answers that very pet', async () => {
+    const name = `reset-${Date.now()}`;
+    await createLosingTheInsertReply('lost-reset', name, 'reset');
+    // The failed attempt released its claim, and the stored pet carries the key: the retry finds it.
+    const retry = await create('lost-reset', name);
+    expect(retry.status).toBe(201);
+    expect(await petsNamed(name)).toEqual([retry.json]);
+    expect(await create('lost-reset', name)).toMatchObject({ status: 201, text: retry.text });
+    expect(await petsNamed(name)).toHaveLength(1);
+  });
+
+  it('answers 503 when MongoDB goes down right after the insert, then 409 while the claim it could not release lasts, then that very pet', async () => {
+    const name = `down-${Date.now()}`;
+    await createLosingTheInsertReply('lost-down', name, 'down');
+
+    await proxy.up();
+    await vi.waitFor(async () => expect((await server.request('GET', '/readyz')).status).toBe(200), { timeout: 5000, interval: 50 });
+    expect(await create('lost-down', name)).toMatchObject({ status: 409, json: { code: 'idempotency_key_in_use' } });
+    clock.advance(61_000);
+    const retry = await create('lost-down', name);
+    expect(retry.status).toBe(201);
+    expect(await petsNamed(name)).toEqual([retry.json]);
+  });
+
+  it('answers 201 with the pet when recording its response fails', async () => {
+    const name = `unrecorded-${Date.now()}`;
+    // Only a completion sends a `response` member (BSON: type 3, the name, a NUL).
+    const lost = proxy.loseReplyTo('\x03response\x00', 'reset');
+    const created = await create('unrecorded', name);
+    await lost;
+    expect(created.status).toBe(201);
+    expect(await petsNamed(name)).toEqual([created.json]);
   });
 });

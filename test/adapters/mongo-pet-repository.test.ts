@@ -77,6 +77,21 @@ describe('MongoPetRepository, storage details', () => {
     expect(indexes.filter((index) => index.name === 'status_1__id_1')).toHaveLength(1);
   });
 
+  it('keeps creation keys in a unique index over only the pets that have one', async () => {
+    const index = (await raw().collection('pets').indexes()).find((each) => each.name === 'creationKey_1');
+    expect(index).toMatchObject({ key: { creationKey: 1 }, unique: true, partialFilterExpression: { creationKey: { $exists: true } } });
+  });
+
+  it('stores the creation key on the pet document, and a used key is no id collision', async () => {
+    const taken: bigint[] = [];
+    const repository = new MongoPetRepository(store.connection, undefined, (id) => taken.push(id));
+    const pet = await repository.add({ name: 'keyed', categoryId: 6n }, { creationKey: 'details-key' });
+    expect(await repository.add({ name: 'keyed', categoryId: 6n }, { creationKey: 'details-key' })).toEqual(pet);
+    const documents = await raw().collection<{ _id: bigint }>('pets').find({ creationKey: 'details-key' }).toArray();
+    expect(documents).toEqual([{ _id: pet.id, name: 'keyed', categoryId: 6n, creationKey: 'details-key' }]);
+    expect(taken).toEqual([]);
+  });
+
   it('stores ids and int64 fields as BSON 64-bit integers, never as doubles', async () => {
     const pets = await Promise.all([
       store.repository.add({ name: 'small', categoryId: 7n }),

@@ -119,6 +119,40 @@ export function petRepositoryContract(name: string, makeFresh: () => Promise<Rep
       expect(await repo.isReachable()).toBe(true);
     });
 
+    it('returns the pet the first add stored for a second add with the same creation key, storing nothing', async () => {
+      const first = await repo.add({ name: 'Once', categoryId: 1n, status: 'sold' }, { creationKey: 'k-1' });
+      const again = await repo.add({ name: 'Once', categoryId: 1n, status: 'sold' }, { creationKey: 'k-1' });
+      const otherPet = await repo.add({ name: 'Other', categoryId: 2n }, { creationKey: 'k-1' });
+      expect(again).toEqual(first);
+      expect(otherPet).toEqual(first);
+      expect(await repo.count()).toBe(1);
+      expect(await repo.list({ limit: 10 })).toEqual([first]);
+    });
+
+    it('stores one pet per creation key, and a new pet for every add without one', async () => {
+      const keyed = [await repo.add({ name: 'a', categoryId: 1n }, { creationKey: 'k-a' }), await repo.add({ name: 'a', categoryId: 1n }, { creationKey: 'k-b' })];
+      const unkeyed = [await repo.add({ name: 'a', categoryId: 1n }), await repo.add({ name: 'a', categoryId: 1n }, {})];
+      expect(new Set([...keyed, ...unkeyed].map((pet) => pet.id)).size).toBe(4);
+      expect(await repo.count()).toBe(4);
+      expect(await repo.add({ name: 'a', categoryId: 1n }, { creationKey: 'k-b' })).toEqual(keyed[1]);
+    });
+
+    it('stores one pet for concurrent adds with one creation key, and answers it to each', async () => {
+      const added = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => repo.add({ name: `r${i}`, categoryId: 1n }, { creationKey: 'race' })),
+      );
+      expect(new Set(added.map((pet) => pet.id)).size).toBe(1);
+      expect(added.every((pet) => pet.name === added[0]!.name)).toBe(true);
+      expect(await repo.count()).toBe(1);
+    });
+
+    it('keeps the creation key out of the pet', async () => {
+      const pet = await repo.add({ name: 'k', categoryId: 1n }, { creationKey: 'hidden' });
+      expect(Object.keys(pet).sort()).toEqual(['categoryId', 'id', 'name']);
+      expect(Object.keys((await repo.findById(pet.id))!).sort()).toEqual(['categoryId', 'id', 'name']);
+      expect(Object.keys((await repo.list({ limit: 1 }))[0]!).sort()).toEqual(['categoryId', 'id', 'name']);
+    });
+
     it('does not keep members the NewPet type does not have', async () => {
       const sneaky = { name: 'x', categoryId: 1n, id: 999n, _id: 'y', extra: true } as unknown as NewPet;
       const pet = await repo.add(sneaky);

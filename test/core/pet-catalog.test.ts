@@ -38,6 +38,14 @@ describe('PetCatalog', () => {
       expect(await catalog.getPet(second.id)).toEqual({ id: second.id, name: 'Tom', categoryId: INT64_MAX });
     });
 
+    it('returns the pet a creation key already made instead of adding another', async () => {
+      const first = await catalog.addPet({ name: 'Once', categoryId: 1n }, 'request-1');
+      expect(await catalog.addPet({ name: 'Once', categoryId: 1n }, 'request-1')).toEqual(first);
+      const other = await catalog.addPet({ name: 'Once', categoryId: 1n }, 'request-2');
+      expect(other.id > first.id).toBe(true);
+      expect((await catalog.listPets({ limit: 100 })).pets).toEqual([first, other]);
+    });
+
     it.each([
       ['name', { name: '', categoryId: 1n }],
       ['name', { name: '   ', categoryId: 1n }],

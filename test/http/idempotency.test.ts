@@ -80,16 +80,25 @@ describe('Idempotency-Key on createPet', () => {
     expect(await storedCount()).toBe(before + 1);
   });
 
-  it('forgets a key after its time to live, so the same key creates a new pet', async () => {
+  it('forgets a key after its time to live: with another body it creates a new pet, with the same body it still answers its pet', async () => {
     const key = uniqueKey();
     const first = await post(key, '{"name":"Old","categoryId":1}');
     clock.advance(DAY - 1000);
     expect((await post(key, '{"name":"Old","categoryId":1}')).text).toBe(first.text);
+    expect((await post(key, '{"name":"New","categoryId":1}')).status).toBe(422);
     clock.advance(2000);
-    const later = await post(key, '{"name":"Old","categoryId":1}');
-    expect(later.status).toBe(201);
-    expect(later.text).not.toBe(first.text);
-    expect(later.headers.get('idempotent-replayed')).toBeNull();
+    const before = await storedCount();
+    const other = await post(key, '{"name":"New","categoryId":1}');
+    expect(other.status).toBe(201);
+    expect(other.json).toMatchObject({ name: 'New' });
+    expect(other.headers.get('idempotent-replayed')).toBeNull();
+    // The pet keeps the key and body that created it (its creation key), whatever happened to the record.
+    clock.advance(DAY + 1000);
+    const same = await post(key, '{"name":"Old","categoryId":1}');
+    expect(same.status).toBe(201);
+    expect(same.text).toBe(first.text);
+    expect(same.headers.get('location')).toBe(first.headers.get('location'));
+    expect(await storedCount()).toBe(before + 1);
   });
 
   it('scopes keys to the API key', async () => {

@@ -21,6 +21,18 @@ export interface TcpProxy {
   dropResponses(count: number): void;
   /** Keeps every connection open (and accepts new ones) but swallows their bytes both ways; up() resets them and relays again. */
   blackHole(): void;
+  /**
+   * Relays the next request whose bytes contain `marker` to the server, and loses its reply: when the reply
+   * arrives, that client connection is reset ('reset'), or the relay goes down ('down': the server did the
+   * work and crashed before answering). Resolves once the reply was lost.
+   */
+  loseReplyTo(marker: string, then: 'reset' | 'down'): Promise<void>;
+}
+
+interface LostReply {
+  readonly marker: Buffer;
+  readonly then: 'reset' | 'down';
+  readonly lost: () => void;
 }
 
 export async function createTcpProxy(targetUrl: string): Promise<TcpProxy> {
@@ -29,6 +41,7 @@ export async function createTcpProxy(targetUrl: string): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>();
   let server: net.Server | undefined;
   let responsesToDrop = 0;
+  let replyToLose: LostReply | undefined;
   let swallowing = false;
   const track = (socket: net.Socket) => {
     sockets.add(socket);
@@ -49,8 +62,22 @@ export async function createTcpProxy(targetUrl: string): Promise<TcpProxy> {
         track(upstream);
         client.on('error', () => upstream.destroy());
         upstream.on('error', () => client.destroy());
+        let losing: LostReply | undefined;
+        client.on('data', (chunk: Buffer) => {
+          if (replyToLose === undefined || !chunk.includes(replyToLose.marker)) return;
+          losing = replyToLose;
+          replyToLose = undefined;
+        });
         // Registered before the pipe, so a dropped reply's first bytes never reach the client.
         upstream.on('data', () => {
+          if (losing !== undefined) {
+            client.resetAndDestroy();
+            upstream.destroy();
+            if (losing.then === 'down') void down();
+            losing.lost();
+            losing = undefined;
+            return;
+          }
           if (responsesToDrop === 0) return;
           responsesToDrop--;
           client.resetAndDestroy();
@@ -68,16 +95,23 @@ export async function createTcpProxy(targetUrl: string): Promise<TcpProxy> {
       swallowing = true;
       for (const socket of sockets) swallow(() => {}, socket);
     },
-    async down() {
-      const relay = server;
-      server = undefined;
-      for (const socket of sockets) socket.resetAndDestroy();
-      if (relay !== undefined) await new Promise<void>((resolve) => relay.close(() => resolve()));
-    },
+    down,
     dropResponses(count) {
       responsesToDrop = count;
     },
+    loseReplyTo(marker, then) {
+      return new Promise<void>((lost) => {
+        replyToLose = { marker: Buffer.from(marker), then, lost };
+      });
+    },
   };
+
+  async function down(): Promise<void> {
+    const relay = server;
+    server = undefined;
+    for (const socket of sockets) socket.resetAndDestroy();
+    if (relay !== undefined) await new Promise<void>((resolve) => relay.close(() => resolve()));
+  }
 }
 
 /** Reads and discards whatever arrives, forwarding nothing; the socket stays open. */

@@ -8,6 +8,10 @@ import type { IdempotencyStore, StoredResponse } from '../../ports/idempotency-s
  * Idempotency-Key (draft-ietf-httpapi-idempotency-key-header): the first completed response for a key
  * is stored and replayed for retries with the same body; another body is 422, a retry while the first
  * is still running is 409. Keys are scoped to the caller's API key and the operation.
+ * Exactly once: the operation gets a creation key (the scoped key and the body's fingerprint, hashed) that
+ * the store keeps with what it creates, so a retry after a failure that left a pet stored (a lost or late
+ * answer from storage, a response that could not be recorded) returns that pet instead of making another.
+ * The fingerprint is part of it so that, once the record has expired, the key with another body creates.
  */
 
 export interface IdempotencySettings {
@@ -32,15 +36,18 @@ export function parseIdempotencyKey(header: string | undefined): string | undefi
   return match[1] ?? match[2];
 }
 
-/** Runs `operation` at most once per key; replays the stored response for retries. */
+/**
+ * Runs `operation` at most once per key; replays the stored response for retries. `operation` must pass the
+ * creation key it gets (undefined without an Idempotency-Key) to the store, which makes it exactly once.
+ */
 export async function runIdempotently(
   ctx: Context,
   settings: IdempotencySettings,
   body: unknown,
-  operation: () => Promise<StoredResponse>,
+  operation: (creationKey: string | undefined) => Promise<StoredResponse>,
 ): Promise<StoredResponse & { readonly replayed: boolean }> {
   const clientKey = parseIdempotencyKey(ctx.get('Idempotency-Key') || undefined);
-  if (clientKey === undefined) return { ...(await operation()), replayed: false };
+  if (clientKey === undefined) return { ...(await operation(undefined)), replayed: false };
   const key = sha256(`${String(ctx.state.apiKeyId)}\n${ctx.method} ${ctx.path}\n${clientKey}`);
   const fingerprint = sha256(canonicalJson(body));
   const now = settings.clock.now();
@@ -58,13 +65,15 @@ export async function runIdempotently(
   }
   let response: StoredResponse;
   try {
-    response = await operation();
+    response = await operation(sha256(`${key}\n${fingerprint}`));
   } catch (error) {
-    // Nothing was created, so the client may retry with the same key.
+    // A pet may have been stored all the same; the retry this release allows finds it by its creation key.
     await settings.store.release(key).catch(() => undefined);
     throw error;
   }
-  await settings.store.complete(key, response);
+  // Done is done: when the response cannot be recorded (the store logs why), it is answered all the same. The
+  // claim then lapses with its lease, and a retry after that finds the pet again by its creation key.
+  await settings.store.complete(key, response).catch(() => undefined);
   return { ...response, replayed: false };
 }
 

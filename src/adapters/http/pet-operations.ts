@@ -77,7 +77,8 @@ export const PET_OPERATIONS = {
         headers: { 'Retry-After': 'RetryAfter' },
         description:
           'Storage did not answer in time (`storage_unavailable`). The animal may have been stored all the same: ' +
-          'retry a create only with an `Idempotency-Key` (the same key and body), never without one, or it may be created twice.',
+          'retry a create only with an `Idempotency-Key` (the same key and body), which then answers that animal, ' +
+          'never without one, or it may be created twice.',
       },
     },
   },

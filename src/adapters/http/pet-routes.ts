@@ -32,8 +32,8 @@ export function petRoutes(catalog: PetCatalog, clock: Clock, idempotency: Idempo
   router.post(createPet.operationId, routerPath(createPet), async (ctx) => {
     const json = await readJsonBody(ctx);
     const newPet = toNewPet(validate(NewPetSchema, json, 'body'));
-    const response = await runIdempotently(ctx, idempotency, json, async () => {
-      const pet = await catalog.addPet(newPet);
+    const response = await runIdempotently(ctx, idempotency, json, async (creationKey) => {
+      const pet = await catalog.addPet(newPet, creationKey);
       return { status: 201, location: `/v1/pets/${pet.id}`, body: petJson(pet) };
     });
     const headers: Record<string, string> = {};

@@ -1,5 +1,5 @@
 import type { NewPet, Pet, PetId, PetStatus } from '../../core/pet.js';
-import type { PetListQuery, PetRepository } from '../../ports/pet-repository.js';
+import type { AddOptions, PetListQuery, PetRepository } from '../../ports/pet-repository.js';
 
 /**
  * Pets in process memory. Ids are handed out in ascending order, so appending keeps every array
@@ -10,8 +10,11 @@ export class InMemoryPetRepository implements PetRepository {
   private lastId: PetId = 0n;
   private readonly all: Pet[] = [];
   private readonly byStatus = new Map<PetStatus, Pet[]>();
+  private readonly byCreationKey = new Map<string, Pet>();
 
-  async add(newPet: NewPet): Promise<Pet> {
+  async add(newPet: NewPet, { creationKey }: AddOptions = {}): Promise<Pet> {
+    const created = creationKey === undefined ? undefined : this.byCreationKey.get(creationKey);
+    if (created !== undefined) return created;
     this.lastId += 1n;
     // Field by field: a stray property on the input never reaches the store.
     const pet: Pet =
@@ -20,6 +23,7 @@ export class InMemoryPetRepository implements PetRepository {
         : { id: this.lastId, name: newPet.name, categoryId: newPet.categoryId, status: newPet.status };
     this.all.push(pet);
     if (pet.status !== undefined) this.statusIndex(pet.status).push(pet);
+    if (creationKey !== undefined) this.byCreationKey.set(creationKey, pet);
     return pet;
   }
 

@@ -1,7 +1,7 @@
 import type { Collection, Db } from 'mongodb';
 import { StorageUnavailable } from '../../core/errors.js';
 import type { NewPet, Pet, PetId } from '../../core/pet.js';
-import type { PetListQuery, PetRepository } from '../../ports/pet-repository.js';
+import type { AddOptions, PetListQuery, PetRepository } from '../../ports/pet-repository.js';
 import { collectionOf } from './collection-cache.js';
 import type { MongoConnection } from './connect-mongo.js';
 import { type PetDocument, toPet, toPetDocument } from './pet-document.js';
@@ -15,19 +15,33 @@ const PETS = 'pets';
 const COUNTERS = 'counters';
 const PET_IDS = 'pets';
 const DUPLICATE_KEY = 11000;
+const CREATION_KEY_INDEX = 'creationKey_1';
 // Each attempt takes a fresh id; a collision needs another writer to have taken the same one.
 const MAX_ADD_ATTEMPTS = 25;
 const PING_TIMEOUT_MS = 1000;
 
-/** Idempotent. Status-filtered pages walk this index in id order; everything else uses `_id`'s own index. */
+/**
+ * Idempotent. Status-filtered pages walk the first index in id order; everything else uses `_id`'s own index.
+ * The second makes a creation key name one pet; partial, so pets added without a key are not indexed at all.
+ */
 export async function createPetIndexes(db: Db): Promise<void> {
-  await db.collection<PetDocument>(PETS).createIndex({ status: 1, _id: 1 }, { name: 'status_1__id_1' });
+  const collection = db.collection<PetDocument>(PETS);
+  await Promise.all([
+    collection.createIndex({ status: 1, _id: 1 }, { name: 'status_1__id_1' }),
+    collection.createIndex(
+      { creationKey: 1 },
+      { name: CREATION_KEY_INDEX, unique: true, partialFilterExpression: { creationKey: { $exists: true } } },
+    ),
+  ]);
 }
 
 /**
  * Pets in MongoDB, one document per pet with the id as `_id` (BSON int64). Ids come from an atomic
  * counter document; the unique `_id` is the real guard, so a duplicate from a misbehaving counter
- * costs a retry with a fresh id, never a lost or overwritten pet.
+ * costs a retry with a fresh id, never a lost or overwritten pet. A creation key is stored on the pet's
+ * own document under a unique index, so "this request's pet exists" and the pet are one write: no
+ * transaction is needed (a standalone mongod has none), and an add whose answer was lost leaves a pet
+ * that the next add with the same key finds.
  */
 export class MongoPetRepository implements PetRepository {
   constructor(
@@ -37,14 +51,19 @@ export class MongoPetRepository implements PetRepository {
     private readonly onIdTaken: (id: PetId) => void = () => {},
   ) {}
 
-  /** The counter round trip and the insert (and any retry) share one timeout. */
-  async add(newPet: NewPet): Promise<Pet> {
+  /**
+   * The counter round trip and the insert (and any retry) share one timeout. A new creation key costs no
+   * extra round trip; a used one costs the failed insert and one read of the pet it names.
+   */
+  async add(newPet: NewPet, { creationKey }: AddOptions = {}): Promise<Pet> {
     // Checked before any round trip, so that an invalid pet is a RangeError here rather than a 503.
-    toPetDocument(0n, newPet);
+    toPetDocument(0n, newPet, creationKey);
     return this.storage(async (db, signal) => {
       for (let attempt = 1; attempt <= MAX_ADD_ATTEMPTS; attempt++) {
-        const document = toPetDocument(await nextPetId(db), newPet);
-        if (await insertUnlessTaken(db, document)) return toPet(document);
+        const document = toPetDocument(await nextPetId(db), newPet, creationKey);
+        const outcome = await insertPet(db, document);
+        if (outcome === 'inserted') return toPet(document);
+        if (outcome === 'key_used' && creationKey !== undefined) return petCreatedWith(db, creationKey, signal);
         this.onIdTaken(document._id);
         await counterPastHighestId(db, signal);
       }
@@ -128,15 +147,23 @@ async function nextPetId(db: Db): Promise<PetId> {
   return BigInt(counter.seq);
 }
 
-/** False when the id is taken already. */
-async function insertUnlessTaken(db: Db, document: PetDocument): Promise<boolean> {
+/** Which unique index, if any, refused the document. */
+async function insertPet(db: Db, document: PetDocument): Promise<'inserted' | 'id_taken' | 'key_used'> {
   try {
     await pets(db).insertOne(document);
-    return true;
+    return 'inserted';
   } catch (error) {
-    if (isDuplicateKey(error)) return false;
+    if (isDuplicateCreationKey(error)) return 'key_used';
+    if (isDuplicateKey(error)) return 'id_taken';
     throw error;
   }
+}
+
+async function petCreatedWith(db: Db, creationKey: string, signal: AbortSignal): Promise<Pet> {
+  const found = await pets(db).findOne({ creationKey: { $eq: creationKey } }, { signal });
+  // Pets are never deleted, so the pet that holds the key is still there.
+  if (found === null) throw new Error('The pet holding a used creation key was not found');
+  return toPet(found);
 }
 
 /** Moves the counter past the highest stored id, in case it lags behind (restored or imported data). */
@@ -148,4 +175,12 @@ async function counterPastHighestId(db: Db, signal: AbortSignal): Promise<void> 
 
 function isDuplicateKey(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === DUPLICATE_KEY;
+}
+
+// mongod names the index in keyPattern and in the message; jongodb only in the message.
+function isDuplicateCreationKey(error: unknown): boolean {
+  if (!isDuplicateKey(error)) return false;
+  const { keyPattern, message } = error as { keyPattern?: unknown; message?: unknown };
+  if (typeof keyPattern === 'object' && keyPattern !== null) return 'creationKey' in keyPattern;
+  return typeof message === 'string' && message.includes(`index: ${CREATION_KEY_INDEX} dup key`);
 }

@@ -6,14 +6,17 @@ export interface PetDocument {
   readonly name: string;
   readonly categoryId: bigint;
   readonly status?: PetStatus;
+  /** The request that created the pet (AddOptions in the port); unique where present, never read back into a Pet. */
+  readonly creationKey?: string;
 }
 
-/** Field by field, so nothing but the NewPet members is stored. */
-export function toPetDocument(id: PetId, pet: NewPet): PetDocument {
+/** Field by field, so nothing but the NewPet members (and the creation key, when given) is stored. */
+export function toPetDocument(id: PetId, pet: NewPet, creationKey?: string): PetDocument {
   // BSON wraps an out-of-range bigint silently (2^63 becomes -2^63); the core validates, this makes sure.
   if (!isInt64(pet.categoryId)) throw new RangeError('categoryId is outside the int64 range');
   const document = { _id: id, name: pet.name, categoryId: pet.categoryId };
-  return pet.status === undefined ? document : { ...document, status: pet.status };
+  const withStatus = pet.status === undefined ? document : { ...document, status: pet.status };
+  return creationKey === undefined ? withStatus : { ...withStatus, creationKey };
 }
 
 /** The stored document as a Pet; no `_id` or BSON type leaves the adapter. */
