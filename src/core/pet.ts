@@ -20,6 +20,15 @@ export interface Pet extends NewPet {
   readonly id: PetId;
 }
 
+/**
+ * The NewPet members of `pet`, copied field by field: whatever else the input carries (a client's `id`, a
+ * `__proto__` key) never travels further. Every adapter builds pets through it, so a new field is added here once.
+ */
+export function newPetOf(pet: NewPet): NewPet {
+  const { name, categoryId, status } = pet;
+  return status === undefined ? { name, categoryId } : { name, categoryId, status };
+}
+
 export function isPetStatus(value: unknown): value is PetStatus {
   return typeof value === 'string' && (PET_STATUSES as readonly string[]).includes(value);
 }

@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import type { PetCatalog } from '../../core/pet-catalog.js';
-import type { NewPet, PetId, PetStatus } from '../../core/pet.js';
+import { newPetOf, type PetId, type PetStatus } from '../../core/pet.js';
 import type { Clock } from '../../ports/clock.js';
 import { ApiError } from './api-error.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
@@ -12,7 +12,7 @@ import { queryOf } from './query.js';
 import { readJsonBody } from './read-json-body.js';
 import { sendJson } from './send-json.js';
 import { validate } from './validate.js';
-import { ListPetsQuerySchema, NewPetSchema, PetIdSchema, type NewPetBody } from './wire-schemas.js';
+import { ListPetsQuerySchema, NewPetSchema, PetIdSchema } from './wire-schemas.js';
 
 /** The three operations of the interface, under /v1, as the route table (pet-operations.ts) lists them. */
 export function petRoutes(catalog: PetCatalog, clock: Clock, idempotency: IdempotencySettings): Router {
@@ -31,7 +31,7 @@ export function petRoutes(catalog: PetCatalog, clock: Clock, idempotency: Idempo
 
   router.post(createPet.operationId, routerPath(createPet), async (ctx) => {
     const json = await readJsonBody(ctx);
-    const newPet = toNewPet(validate(NewPetSchema, json, 'body'));
+    const newPet = newPetOf(validate(NewPetSchema, json, 'body'));
     const response = await runIdempotently(ctx, idempotency, json, async (creationKey) => {
       const pet = await catalog.addPet(newPet, creationKey);
       return { status: 201, location: `/v1/pets/${pet.id}`, body: petJson(pet) };
@@ -58,9 +58,4 @@ export function petRoutes(catalog: PetCatalog, clock: Clock, idempotency: Idempo
 function nextLink(limit: number, status: PetStatus | undefined, afterId: PetId): string {
   const statusParam = status === undefined ? '' : `&status=${status}`;
   return `</v1/pets?limit=${limit}${statusParam}&cursor=${encodeCursor(afterId, status)}>; rel="next"`;
-}
-
-function toNewPet(body: NewPetBody): NewPet {
-  const { name, categoryId, status } = body;
-  return status === undefined ? { name, categoryId } : { name, categoryId, status };
 }

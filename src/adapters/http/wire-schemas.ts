@@ -90,7 +90,6 @@ export const PetIdSchema = z
   .transform(BigInt)
   .pipe(z.int64({ error: petIdMessage }));
 
-export type NewPetBody = z.output<typeof NewPetSchema>;
 
 export const HealthSchema = z
   .object({ status: z.enum(['ok', 'ready', 'unavailable']) })

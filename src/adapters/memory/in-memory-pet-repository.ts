@@ -1,4 +1,4 @@
-import type { NewPet, Pet, PetId, PetStatus } from '../../core/pet.js';
+import { newPetOf, type NewPet, type Pet, type PetId, type PetStatus } from '../../core/pet.js';
 import type { AddOptions, PetListQuery, PetRepository } from '../../ports/pet-repository.js';
 
 /**
@@ -16,11 +16,7 @@ export class InMemoryPetRepository implements PetRepository {
     const created = creationKey === undefined ? undefined : this.byCreationKey.get(creationKey);
     if (created !== undefined) return created;
     this.lastId += 1n;
-    // Field by field: a stray property on the input never reaches the store.
-    const pet: Pet =
-      newPet.status === undefined
-        ? { id: this.lastId, name: newPet.name, categoryId: newPet.categoryId }
-        : { id: this.lastId, name: newPet.name, categoryId: newPet.categoryId, status: newPet.status };
+    const pet: Pet = { id: this.lastId, ...newPetOf(newPet) };
     this.all.push(pet);
     if (pet.status !== undefined) this.statusIndex(pet.status).push(pet);
     if (creationKey !== undefined) this.byCreationKey.set(creationKey, pet);

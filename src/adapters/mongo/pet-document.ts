@@ -1,4 +1,4 @@
-import { isInt64, isPetStatus, type NewPet, type Pet, type PetId, type PetStatus } from '../../core/pet.js';
+import { isInt64, isPetStatus, newPetOf, type NewPet, type Pet, type PetId, type PetStatus } from '../../core/pet.js';
 
 /** A pet as stored: the id is `_id`, int64 fields are BSON 64-bit integers (bigint with useBigInt64). */
 export interface PetDocument {
@@ -10,13 +10,12 @@ export interface PetDocument {
   readonly creationKey?: string;
 }
 
-/** Field by field, so nothing but the NewPet members (and the creation key, when given) is stored. */
+/** Nothing but the NewPet members (and the creation key, when given) is stored. */
 export function toPetDocument(id: PetId, pet: NewPet, creationKey?: string): PetDocument {
   // BSON wraps an out-of-range bigint silently (2^63 becomes -2^63); the core validates, this makes sure.
   if (!isInt64(pet.categoryId)) throw new RangeError('categoryId is outside the int64 range');
-  const document = { _id: id, name: pet.name, categoryId: pet.categoryId };
-  const withStatus = pet.status === undefined ? document : { ...document, status: pet.status };
-  return creationKey === undefined ? withStatus : { ...withStatus, creationKey };
+  const document = { _id: id, ...newPetOf(pet) };
+  return creationKey === undefined ? document : { ...document, creationKey };
 }
 
 /** The stored document as a Pet; no `_id` or BSON type leaves the adapter. */
