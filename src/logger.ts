@@ -1,4 +1,5 @@
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import { BatchedStdout } from './batched-stdout.js';
 import { ConfigError, type AppConfig } from './config.js';
 
 export type { Logger };
@@ -34,9 +35,11 @@ export async function createLogger(settings: LogSettings, destination?: Destinat
   const pretty = wantsPretty(settings) ? await prettyStream(settings.logFormat === 'pretty') : undefined;
   if (pretty !== undefined) return pino(options, pretty);
   // Lines are written in batches of 4 KiB: one write per request would cost more than the request itself.
-  // A timer flushes what a quiet moment leaves behind; pino flushes synchronously on exit.
-  const logger = pino(options, pino.destination({ dest: 1, sync: false, minLength: 4096 }));
+  // A timer flushes what a quiet moment leaves behind; what is queued at exit is written synchronously.
+  const stdout = new BatchedStdout();
+  const logger = pino(options, stdout);
   setInterval(() => logger.flush(), FLUSH_EVERY_MS).unref();
+  process.once('exit', () => stdout.flushSync());
   return logger;
 }
 
