@@ -1,4 +1,6 @@
 import { parseArgs } from 'node:util';
+import { YARDSTICKS, type YardstickName } from './servers.js';
+import { WORKLOAD_KEYS } from './workloads.js';
 
 export interface BenchOptions {
   readonly pets: number;
@@ -18,6 +20,12 @@ export interface BenchOptions {
   readonly json: string | undefined;
   /** Directory for a V8 CPU profile of the service (node --cpu-prof), written when it stops. */
   readonly cpuProf: string | undefined;
+  /** Yardsticks measured beside the service (all three unless --servers narrows them). */
+  readonly yardsticks: readonly YardstickName[];
+  /** Short names of the workloads to run (all unless --workloads narrows them). */
+  readonly workloads: readonly string[];
+  /** Whether to run the half-peak latency runs after the peak rounds. */
+  readonly halfPeak: boolean;
 }
 
 export const USAGE = `Usage: npm run bench -- [options]
@@ -33,7 +41,10 @@ export const USAGE = `Usage: npm run bench -- [options]
   --startups N      extra cold starts of the service timed to ready (default 5; 0 for none)
   --no-pin          do not pin the servers to CPU 0 and the load generator to CPU 1
   --json FILE       also write the figures as JSON
-  --cpu-prof DIR    profile the service (node --cpu-prof) and write the .cpuprofile to DIR`;
+  --cpu-prof DIR    profile the service (node --cpu-prof) and write the .cpuprofile to DIR
+  --servers LIST    yardsticks beside the service, comma separated: node:http,koa,fastify (default all)
+  --workloads LIST  workloads to run, comma separated: list,filter,get,create,deep (default all)
+  --no-half-peak    skip the half-peak latency runs (a quick CPU comparison while iterating)`;
 
 export function parseOptions(argv: readonly string[]): BenchOptions {
   const { values } = parseArgs({
@@ -50,6 +61,9 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       'no-pin': { type: 'boolean', default: false },
       json: { type: 'string' },
       'cpu-prof': { type: 'string' },
+      servers: { type: 'string', default: YARDSTICKS.join(',') },
+      workloads: { type: 'string', default: WORKLOAD_KEYS.join(',') },
+      'no-half-peak': { type: 'boolean', default: false },
     },
   });
   if (values.storage !== 'memory' && values.storage !== 'mongodb') throw new Error(`--storage must be memory or mongodb\n${USAGE}`);
@@ -65,6 +79,9 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     pin: !values['no-pin'],
     json: values.json,
     cpuProf: values['cpu-prof'],
+    yardsticks: list('servers', values.servers, YARDSTICKS),
+    workloads: list('workloads', values.workloads, WORKLOAD_KEYS),
+    halfPeak: !values['no-half-peak'],
   };
 }
 
@@ -78,4 +95,11 @@ function seconds(name: string, text: string, min: number): number {
   const value = Number(text);
   if (!Number.isFinite(value) || value < min) throw new Error(`--${name} must be a number of seconds, at least ${min}\n${USAGE}`);
   return value;
+}
+
+function list<T extends string>(name: string, text: string, allowed: readonly T[]): T[] {
+  const items = text.split(',').map((item) => item.trim()).filter((item) => item !== '');
+  const unknown = items.find((item) => !(allowed as readonly string[]).includes(item));
+  if (unknown !== undefined) throw new Error(`--${name}: ${unknown} is not one of ${allowed.join(', ')}\n${USAGE}`);
+  return items as T[];
 }

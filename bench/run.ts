@@ -6,7 +6,7 @@ import { coldStarts, startFleet, stopFleet } from './fleet.js';
 import { parseOptions, USAGE, type BenchOptions } from './options.js';
 import { freshDbName, startMongoServer } from '../test/support/mongo-server.js';
 import { scaleRun } from './scale-run.js';
-import { YARDSTICKS, type ServerName, type StartSettings } from './servers.js';
+import type { ServerName, StartSettings } from './servers.js';
 import { throughputRun } from './throughput-run.js';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -25,7 +25,7 @@ async function main(options: BenchOptions, mongoUrl: string | undefined): Promis
     SHUTDOWN_GRACE_MS: '0' };
   const settings: StartSettings = { prefix: pinning.serverPrefix, serviceEnv, cpuProfDir: options.cpuProf };
   // The scale run preloads up to millions of pets: the service against the bare yardstick only.
-  const names: readonly ServerName[] = options.scale === undefined ? ['service', ...YARDSTICKS] : ['service', 'node:http'];
+  const names: readonly ServerName[] = options.scale === undefined ? ['service', ...options.yardsticks] : ['service', 'node:http'];
   const coldStartsMs = options.scale === undefined ? await coldStarts(options.startups, settings) : [];
   const servers = await startFleet(names, settings);
   try {

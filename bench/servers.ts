@@ -6,6 +6,7 @@ import type { LoopDelay } from './server-probe.js';
 
 export type ServerName = 'service' | 'node:http' | 'koa' | 'fastify';
 export const YARDSTICKS = ['node:http', 'koa', 'fastify'] as const satisfies readonly ServerName[];
+export type YardstickName = (typeof YARDSTICKS)[number];
 
 export interface BenchServer {
   readonly name: ServerName;

@@ -18,8 +18,9 @@ export async function throughputRun(servers: PerServer<BenchServer>, options: Be
   const names = Object.keys(servers) as ServerName[];
   const loadRate = await preloadAll(servers, apiKey, 1, options.pets);
   const targets = await targetsAt(servers, apiKey, options.pets);
-  const peak = await runRounds(targets, WORKLOADS, options, apiKey);
-  const halfPeak = await runHalfPeak(targets, WORKLOADS, peak, options, apiKey);
+  const workloads = WORKLOADS.filter((workload) => options.workloads.includes(workload.key));
+  const peak = await runRounds(targets, workloads, options, apiKey);
+  const halfPeak = options.halfPeak ? await runHalfPeak(targets, workloads, peak, options, apiKey) : [];
   const peakRss = Object.fromEntries(names.map((name) => [name, memory(servers[name]!.pid).peakRss])) as PerServer<number>;
   const markdown = [
     `### Peak: ${options.connections} connections, closed loop; medians of ${options.rounds} round(s) of ${options.duration} s`,

@@ -2,6 +2,8 @@ import { newPetBody, type RequestSource } from './load.js';
 import type { BenchServer } from './servers.js';
 
 export interface Workload {
+  /** Short name for --workloads. */
+  readonly key: string;
   readonly name: string;
   readonly read: boolean;
   /** The requests for a server; undefined when the server cannot serve the workload (it is skipped). */
@@ -18,18 +20,21 @@ export interface Target {
 }
 
 export const WORKLOADS: readonly Workload[] = [
-  { name: 'GET /v1/pets?limit=20', read: true, requests: () => ({ method: 'GET', path: '/v1/pets?limit=20' }) },
+  { key: 'list', name: 'GET /v1/pets?limit=20', read: true, requests: () => ({ method: 'GET', path: '/v1/pets?limit=20' }) },
   {
+    key: 'filter',
     name: 'GET /v1/pets?status=available&limit=20',
     read: true,
     requests: () => ({ method: 'GET', path: '/v1/pets?status=available&limit=20' }),
   },
   {
+    key: 'get',
     name: 'GET /v1/pets/{id} (random)',
     read: true,
     requests: ({ ids }) => () => ({ method: 'GET', path: `/v1/pets/${ids[Math.floor(Math.random() * ids.length)]}` }),
   },
   {
+    key: 'create',
     name: 'POST /v1/pets',
     read: false,
     requests: () => {
@@ -38,8 +43,11 @@ export const WORKLOADS: readonly Workload[] = [
     },
   },
   {
+    key: 'deep',
     name: 'GET next page, 90% deep (limit=20)',
     read: true,
     requests: ({ deepPage }) => (deepPage === undefined ? undefined : { method: 'GET', path: deepPage }),
   },
 ];
+
+export const WORKLOAD_KEYS = ['list', 'filter', 'get', 'create', 'deep'] as const;

@@ -1,6 +1,8 @@
 import { write, writeSync } from 'node:fs';
 
-const BATCH_BYTES = 4096;
+// A Linux pipe holds 64 KiB: a batch that size is one write the reader can take whole. At 4 KiB the write
+// (a thread-pool hop and a reader wake-up per batch) cost 6% of the service's CPU under load.
+const BATCH_BYTES = 64 * 1024;
 /** A reader that stopped reading must not grow the queue without end: past this, new lines are dropped. */
 const MAX_QUEUED_BYTES = 16 * 1024 * 1024;
 /** A full non-blocking pipe answers EAGAIN: give the reader this long, as sonic-boom does (100 ms). */
@@ -9,7 +11,7 @@ const SYNC_RETRIES = 10;
 
 /**
  * pino's destination for stdout: lines are kept in an array with a running byte count and written in one
- * go once 4 KiB have gathered (or on flush), never two writes in flight.
+ * go once 64 KiB have gathered (or on flush), never two writes in flight.
  *
  * Why not sonic-boom (pino.destination) with minLength: its write() calls Buffer.byteLength on the whole
  * accumulated string on every line, flattening the rope and rescanning the batch, so a line costs more the

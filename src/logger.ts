@@ -34,7 +34,7 @@ export async function createLogger(settings: LogSettings, destination?: Destinat
   if (destination !== undefined) return pino(options, destination);
   const pretty = wantsPretty(settings) ? await prettyStream(settings.logFormat === 'pretty') : undefined;
   if (pretty !== undefined) return pino(options, pretty);
-  // Lines are written in batches of 4 KiB: one write per request would cost more than the request itself.
+  // Lines are written in batches of 64 KiB: one write per request would cost more than the request itself.
   // A timer flushes what a quiet moment leaves behind; what is queued at exit is written synchronously.
   const stdout = new BatchedStdout();
   const logger = pino(options, stdout);

@@ -1,6 +1,5 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-
-const LABELS = ['method', 'route', 'status'] as const;
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { RequestTallies } from './request-tallies.js';
 
 /**
  * Prometheus metrics of one app instance: its own registry, so several apps in one process (tests)
@@ -8,19 +7,7 @@ const LABELS = ['method', 'route', 'status'] as const;
  */
 export class HttpMetrics {
   readonly registry = new Registry();
-  private readonly requests = new Counter({
-    name: 'http_requests_total',
-    help: 'HTTP requests answered, by method, route template and status.',
-    labelNames: LABELS,
-    registers: [this.registry],
-  });
-  private readonly durations = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'Time from receiving a request to its response being ready, by method, route template and status.',
-    labelNames: LABELS,
-    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [this.registry],
-  });
+  private readonly requests = new RequestTallies(this.registry);
 
   /** countPets is asked at every scrape; when it fails the gauge reads NaN rather than a stale number. */
   constructor(countPets: () => Promise<number>) {
@@ -35,20 +22,9 @@ export class HttpMetrics {
     collectDefaultMetrics({ register: this.registry });
   }
 
-  /** Label children per (method, route, status): bounded by the routes, and cheaper than labels per call. */
-  private readonly series = new Map<string, { readonly counter: Counter.Internal; readonly histogram: Histogram.Internal<(typeof LABELS)[number]> }>();
-
   /** Counts one response; times it too unless `seconds` is undefined (nothing was read, so nothing to time). */
   observeRequest(method: string, route: string, status: number, seconds: number | undefined): void {
-    const key = `${method} ${route} ${status}`;
-    let series = this.series.get(key);
-    if (series === undefined) {
-      const labels = [method, route, String(status)] as const;
-      series = { counter: this.requests.labels(...labels), histogram: this.durations.labels(...labels) };
-      this.series.set(key, series);
-    }
-    series.counter.inc();
-    if (seconds !== undefined) series.histogram.observe(seconds);
+    this.requests.observe(method, route, status, seconds);
   }
 
   private readonly mongoCommands = new Counter({

@@ -6,7 +6,7 @@ import { ApiError } from './api-error.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { runIdempotently, type IdempotencySettings } from './idempotency.js';
 import { GET_PET_SUCCESSOR, GET_PET_SUNSET_AT } from './deprecation.js';
-import { petJson, petsJson } from './json.js';
+import { newPetJson, petJson, petsJson } from './json.js';
 import { PET_OPERATIONS, routerPath } from './pet-operations.js';
 import { queryOf } from './query.js';
 import { readJsonBody } from './read-json-body.js';
@@ -34,7 +34,7 @@ export function petRoutes(catalog: PetCatalog, clock: Clock, idempotency: Idempo
     const newPet = newPetOf(validate(NewPetSchema, json, 'body'));
     const response = await runIdempotently(ctx, idempotency, json, async (creationKey) => {
       const pet = await catalog.addPet(newPet, creationKey);
-      return { status: 201, location: `/v1/pets/${pet.id}`, body: petJson(pet) };
+      return { status: 201, location: `/v1/pets/${pet.id}`, body: newPetJson(pet) };
     });
     const headers: Record<string, string> = {};
     if (response.location !== undefined) headers.Location = response.location;

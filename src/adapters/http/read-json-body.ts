@@ -33,7 +33,13 @@ function hasBody(ctx: Context): boolean {
   return ctx.get('Transfer-Encoding') !== '' || (length !== '' && length !== '0');
 }
 
+// What nearly every client sends, accepted without parsing the header (type-is costs about 2 µs a request).
+const PLAIN_JSON_TYPES = new Set(['application/json', 'application/json; charset=utf-8', 'application/json; charset=UTF-8', 'application/json;charset=utf-8']);
+
 function assertJsonContentType(ctx: Context): void {
+  const headers = ctx.req.headers;
+  const type = headers['content-type'];
+  if (type !== undefined && PLAIN_JSON_TYPES.has(type) && headers['content-encoding'] === undefined) return;
   const unsupported = (detail: string) =>
     new ApiError(415, 'unsupported_media_type', `${detail} Send Content-Type: application/json.`, {
       Accept: 'application/json',
@@ -49,7 +55,11 @@ function assertJsonContentType(ctx: Context): void {
 
 async function readText(ctx: Context): Promise<string> {
   try {
-    return await getRawBody(ctx.req, { limit: BODY_LIMIT_BYTES, length: ctx.get('Content-Length') || undefined, encoding: 'utf8' });
+    // Decoded whole by Buffer (raw-body's `encoding` goes through iconv-lite, slower for the same text): invalid
+    // UTF-8 becomes U+FFFD either way, and a byte order mark is ignored, as RFC 8259 §8.1 allows and iconv did.
+    const bytes = await getRawBody(ctx.req, { limit: BODY_LIMIT_BYTES, length: ctx.req.headers['content-length'] });
+    const text = bytes.toString('utf8');
+    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   } catch (error) {
     const type = (error as { type?: string }).type;
     if (type === 'entity.too.large') {
