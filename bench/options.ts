@@ -26,6 +26,8 @@ export interface BenchOptions {
   readonly workloads: readonly string[];
   /** Whether to run the half-peak latency runs after the peak rounds. */
   readonly halfPeak: boolean;
+  /** Settings that replace the service's production ones, for experiments (what one feature costs); never for a recorded run. */
+  readonly serviceEnv: Readonly<Record<string, string>>;
 }
 
 export const USAGE = `Usage: npm run bench -- [options]
@@ -44,7 +46,9 @@ export const USAGE = `Usage: npm run bench -- [options]
   --cpu-prof DIR    profile the service (node --cpu-prof) and write the .cpuprofile to DIR
   --servers LIST    yardsticks beside the service, comma separated: node:http,koa,fastify (default all)
   --workloads LIST  workloads to run, comma separated: list,filter,get,create,deep (default all)
-  --no-half-peak    skip the half-peak latency runs (a quick CPU comparison while iterating)`;
+  --no-half-peak    skip the half-peak latency runs (a quick CPU comparison while iterating)
+  --service-env K=V override one of the service's settings (repeatable), to measure what a feature costs,
+                    e.g. LOG_LEVEL=warn; a run with it is an experiment, not a recorded run`;
 
 export function parseOptions(argv: readonly string[]): BenchOptions {
   const { values } = parseArgs({
@@ -64,6 +68,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       servers: { type: 'string', default: YARDSTICKS.join(',') },
       workloads: { type: 'string', default: WORKLOAD_KEYS.join(',') },
       'no-half-peak': { type: 'boolean', default: false },
+      'service-env': { type: 'string', multiple: true, default: [] },
     },
   });
   if (values.storage !== 'memory' && values.storage !== 'mongodb') throw new Error(`--storage must be memory or mongodb\n${USAGE}`);
@@ -82,6 +87,11 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     yardsticks: list('servers', values.servers, YARDSTICKS),
     workloads: list('workloads', values.workloads, WORKLOAD_KEYS),
     halfPeak: !values['no-half-peak'],
+    serviceEnv: Object.fromEntries(values['service-env'].map((pair) => {
+      const eq = pair.indexOf('=');
+      if (eq < 1) throw new Error(`--service-env takes NAME=value, got ${pair}\n${USAGE}`);
+      return [pair.slice(0, eq), pair.slice(eq + 1)];
+    })),
   };
 }
 

@@ -25,6 +25,9 @@ export interface Measurement extends LoadResult {
  */
 export async function measure<R extends LoadResult>(server: BenchServer, load: () => Promise<R>): Promise<R & Measurement> {
   const isService = server.name === 'service';
+  // The generator's own garbage from the run before (autocannon keeps every latency) is collected now, not
+  // by a major GC in the middle of this run: its marking threads share the generator's one core.
+  collectGarbage();
   const mongoBefore = isService ? await readMongoCommands(server.url) : null;
   await server.loopDelay();
   const cpuBefore = cpuSeconds(server.pid);
@@ -39,4 +42,9 @@ export async function measure<R extends LoadResult>(server: BenchServer, load: (
   const cpuUsPerReq = (cpu * 1e6) / Math.max(1, result.requests);
   if (!isService) return { ...result, cpuUsPerReq, cpuWaitPct, clientWaitPct, loop };
   return { ...result, cpuUsPerReq, cpuWaitPct, clientWaitPct, loop, mongoCommands: commandsBetween(mongoBefore, await readMongoCommands(server.url)) };
+}
+
+/** A full GC of this process when node runs with --expose-gc (npm run bench does); otherwise nothing. */
+function collectGarbage(): void {
+  (globalThis as { gc?: () => void }).gc?.();
 }

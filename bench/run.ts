@@ -22,7 +22,8 @@ async function main(options: BenchOptions, mongoUrl: string | undefined): Promis
   // Production features stay on: request logs at info, metrics, and rate limiting with a quota the load cannot spend.
   const serviceEnv = { ...storage, API_KEYS: apiKey, LOG_LEVEL: 'info', LOG_FORMAT: 'json', METRICS: 'on', RATE_LIMIT_PER_MINUTE: '10000000',
     // Nothing is in flight when the bench stops the service: the load balancer's grace would only add 5 s per stop.
-    SHUTDOWN_GRACE_MS: '0' };
+    SHUTDOWN_GRACE_MS: '0', ...options.serviceEnv };
+  if (Object.keys(options.serviceEnv).length > 0) log(`EXPERIMENT: service settings overridden: ${JSON.stringify(options.serviceEnv)}`);
   const settings: StartSettings = { prefix: pinning.serverPrefix, serviceEnv, cpuProfDir: options.cpuProf };
   // The scale run preloads up to millions of pets: the service against the bare yardstick only.
   const names: readonly ServerName[] = options.scale === undefined ? ['service', ...options.yardsticks] : ['service', 'node:http'];
