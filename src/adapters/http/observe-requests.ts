@@ -2,35 +2,28 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Logger } from 'pino';
 import type { HttpMetrics } from './http-metrics.js';
+import { requestLineWriter, type RequestLine } from './request-line-writer.js';
 
-/** The one log line per response; it names the key by its id only, headers are never logged. */
-export interface RequestLine {
-  readonly requestId: string;
-  /** Null when the server answered before it could read the request line (431, 408 on a slow head, 400). */
-  readonly method: string | null;
-  /** The route template; null for paths no route matches. */
-  readonly route: string | null;
-  readonly status: number;
-  /** Null when no request was read, so there was nothing to time. */
-  readonly durationMs: number | null;
-  readonly apiKeyId: string | null;
-  readonly clientAddress: string | null;
-}
+export type { RequestLine };
 
 /**
  * Logs and counts every response the service sends, whichever layer sent it (the request frame, or the
  * server's own answers to clients it cuts off), so each is seen exactly once with the status on the wire.
  */
 export class RequestObserver {
+  private readonly writeLine: (line: RequestLine) => void;
+
   constructor(
-    private readonly logger: Logger,
+    logger: Logger,
     private readonly metrics: HttpMetrics | undefined,
-  ) {}
+  ) {
+    this.writeLine = requestLineWriter(logger);
+  }
 
   record(line: RequestLine): void {
     const seconds = line.durationMs === null ? undefined : line.durationMs / 1000;
     this.metrics?.observeRequest(line.method ?? 'unknown', line.route ?? 'unmatched', line.status, seconds);
-    this.logger.info(line, 'request');
+    this.writeLine(line);
   }
 }
 

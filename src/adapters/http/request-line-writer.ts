@@ -1,0 +1,59 @@
+import { symbols, type Logger } from 'pino';
+
+const MESSAGE = 'request';
+
+/** The one log line per response; it names the key by its id only, headers are never logged. */
+export interface RequestLine {
+  readonly requestId: string;
+  /** Null when the server answered before it could read the request line (431, 408 on a slow head, 400). */
+  readonly method: string | null;
+  /** The route template; null for paths no route matches. */
+  readonly route: string | null;
+  readonly status: number;
+  /** Null when no request was read, so there was nothing to time. */
+  readonly durationMs: number | null;
+  readonly apiKeyId: string | null;
+  readonly clientAddress: string | null;
+}
+
+interface PinoInternals {
+  /** `{"level":<n>` per level value, as the logger's level formatter writes it. */
+  readonly [symbols.lsCacheSym]: Readonly<Record<number, string>>;
+  /** `,"time":<ms>` (or whatever the logger's timestamp option writes). */
+  readonly [symbols.timeSym]: () => string;
+  /** The logger's bindings (`,"pid":..,"hostname":..`). */
+  readonly [symbols.chindingsSym]: string;
+  /** `}` and the line end. */
+  readonly [symbols.endSym]: string;
+  readonly [symbols.messageKeySym]: string;
+  readonly [symbols.streamSym]: { write(line: string): unknown; [symbols.needsMetadataGsym]?: boolean };
+}
+
+const text = (value: string | null): string => (value === null ? 'null' : JSON.stringify(value));
+const number = (value: number | null): string => (value === null || !Number.isFinite(value) ? 'null' : String(value));
+
+/**
+ * The request line as `logger.info(line, 'request')` writes it, byte for byte (a test compares the two), for
+ * the line every response leaves. pino's generic path walks the object key by key and asks for a serializer
+ * and a stringifier for each: 1.8 µs a line, measured, against 0.6 µs for this fixed shape. Everything else
+ * stays pino's: the level prefix, the timestamp, the bindings and the destination are read from the logger
+ * (pino.symbols), the level is checked on every line, and a destination that wants pino's metadata
+ * (multistream) is given the ordinary call.
+ */
+export function requestLineWriter(logger: Logger): (line: RequestLine) => void {
+  const pinoLogger = logger as unknown as Logger & PinoInternals;
+  const stream = pinoLogger[symbols.streamSym];
+  if (stream[symbols.needsMetadataGsym] === true) return (line) => logger.info(line, MESSAGE);
+  const levelValue = logger.levels.values.info!;
+  const level = pinoLogger[symbols.lsCacheSym][levelValue]!;
+  const bindings = pinoLogger[symbols.chindingsSym];
+  const end = `,${JSON.stringify(pinoLogger[symbols.messageKeySym])}:${JSON.stringify(MESSAGE)}${pinoLogger[symbols.endSym]}`;
+  return (line) => {
+    if (!logger.isLevelEnabled('info')) return;
+    stream.write(
+      `${level}${pinoLogger[symbols.timeSym]()}${bindings},"requestId":${text(line.requestId)},"method":${text(line.method)}` +
+        `,"route":${text(line.route)},"status":${number(line.status)},"durationMs":${number(line.durationMs)}` +
+        `,"apiKeyId":${text(line.apiKeyId)},"clientAddress":${text(line.clientAddress)}${end}`,
+    );
+  };
+}
