@@ -1,5 +1,5 @@
-import { Agent, request } from 'node:http';
 import { latencies, nextRequest, requestHeaders, type LoadResult, type RequestSource } from './load.js';
+import { RawHttpConnection, rawRequest } from './raw-http-client.js';
 
 export interface PacedOptions {
   readonly url: string;
@@ -23,12 +23,17 @@ export interface PacedResult extends LoadResult {
  * connection: every connection sends its quota back to back at the start of each second and then waits,
  * so its "paced" run is a saturating burst once a second, queueing again. Latency here runs from the
  * moment a request is handed to the socket pool to its last byte, so a request waiting for a free socket
- * (the server falling behind) counts as latency, as it would for a client.
+ * (the server falling behind) counts as latency, as it would for a client. The sockets are raw keep-alive
+ * connections (raw-http-client.ts): node:http's client cost the generator more than the servers it measured.
  */
 export function firePaced(options: PacedOptions): Promise<PacedResult> {
-  const agent = new Agent({ keepAlive: true, maxSockets: options.sockets });
-  const headers = requestHeaders(options.apiKey);
   const { hostname, port } = new URL(options.url);
+  const headers = requestHeaders(options.apiKey);
+  const host = `${hostname}:${port}`;
+  const free = Array.from({ length: options.sockets }, () => new RawHttpConnection(hostname, Number(port)));
+  const all = [...free];
+  // Requests due while every connection is busy wait here, in order; their wait counts as latency.
+  const queued: { readonly request: string; readonly sentAt: number }[] = [];
   const times: number[] = [];
   const counts = { sent: 0, done: 0, errors: 0, non2xx: 0 };
   let lateMs = 0;
@@ -39,30 +44,40 @@ export function firePaced(options: PacedOptions): Promise<PacedResult> {
   return new Promise((resolve) => {
     const finish = () => {
       if (counts.done < counts.sent || performance.now() < end) return;
-      agent.destroy();
+      for (const connection of all) connection.destroy();
       const seconds = (performance.now() - started) / 1000;
       const answered = counts.done - counts.errors;
       resolve({ requests: answered, seconds, reqPerSec: answered / seconds, ...latencies(times), errors: counts.errors, non2xx: counts.non2xx, lateMs });
     };
-    const send = () => {
-      const spec = nextRequest(options.source);
-      const sentAt = performance.now();
-      counts.sent++;
-      const length = spec.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(spec.body)) };
-      const req = request({ agent, hostname, port, method: spec.method, path: spec.path, headers: { ...headers, ...length } }, (res) => {
-        if (res.statusCode === undefined || res.statusCode < 200 || res.statusCode > 299) counts.non2xx++;
-        res.on('end', () => {
+    const dispatch = (connection: RawHttpConnection, request: string, sentAt: number) => {
+      connection.send(request, (answer) => {
+        if ('error' in answer) counts.errors++;
+        else {
+          if (answer.status < 200 || answer.status > 299) counts.non2xx++;
           times.push(performance.now() - sentAt);
-          counts.done++;
-          finish();
-        }).resume();
-      });
-      req.on('error', () => {
-        counts.errors++;
+        }
         counts.done++;
+        // A connection that failed is replaced, so that requests still queued are sent and the run ends.
+        let next = connection;
+        if ('error' in answer) {
+          connection.destroy();
+          next = new RawHttpConnection(hostname, Number(port));
+          all.push(next);
+        }
+        const waiting = queued.shift();
+        if (waiting !== undefined) dispatch(next, waiting.request, waiting.sentAt);
+        else free.push(next);
         finish();
       });
-      req.end(spec.body);
+    };
+    const send = () => {
+      const spec = nextRequest(options.source);
+      const request = rawRequest(host, spec.method, spec.path, headers, spec.body);
+      const sentAt = performance.now();
+      counts.sent++;
+      const connection = free.pop();
+      if (connection === undefined) queued.push({ request, sentAt });
+      else dispatch(connection, request, sentAt);
     };
     const tick = () => {
       const now = performance.now();
