@@ -22,7 +22,7 @@ interface Plan {
 export async function runRounds(targets: readonly Target[], workloads: readonly Workload[], options: BenchOptions, apiKey: string): Promise<WorkloadFigures[]> {
   const plans = workloads.map((workload) => plan(workload, targets));
   const peak = (target: Target, source: RequestSource, duration: number) =>
-    measure(target.server, () => fire({ url: target.server.url, apiKey, connections: options.connections, duration, source }));
+    measure(target.server, () => fire({ url: target.server.url, apiKey, connections: options.connections, duration, source }), othersThan(target, targets));
   if (options.warmup > 0) {
     log(`warm-up: ${options.warmup} s per workload and server`);
     for (const { requests } of plans) for (const [target, source] of requests) await peak(target, source, options.warmup);
@@ -67,7 +67,7 @@ export async function runHalfPeak(targets: readonly Target[], workloads: readonl
       // Unrecorded, as before the peak rounds: the switch from the peak's connections and request shapes to the
       // paced ones (new sockets, other headers) cost whoever ran first up to 200 ms of p99 in its first second.
       if (options.warmup > 0) await paced(options.warmup);
-      const result = await measure(server, () => paced(options.duration));
+      const result = await measure(server, () => paced(options.duration), othersThan(target, targets));
       servers[server.name] = result;
       log(`half-peak ${workload.name} ${server.name} at ${rate} req/s: p99 ${result.p99.toFixed(2)} ms, max ${result.max.toFixed(2)} ms, ` +
         `loop max ${result.loop.maxMs.toFixed(1)} ms, waited ${result.cpuWaitPct.toFixed(0)}% for CPU (client ${result.clientWaitPct.toFixed(0)}%, ` +
@@ -77,6 +77,8 @@ export async function runHalfPeak(targets: readonly Target[], workloads: readonl
   }
   return figures;
 }
+
+const othersThan = (target: Target, targets: readonly Target[]) => targets.filter((t) => t !== target).map((t) => t.server);
 
 const rotate = <T>(items: readonly T[], by: number): T[] => items.map((_, i) => items[(i + by) % items.length]!);
 
