@@ -4,7 +4,8 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { ApiError } from './api-error.js';
 import { toErrorResponse } from './error-responses.js';
-import type { RequestLine, RequestObserver } from './observe-requests.js';
+import type { RequestObserver } from './observe-requests.js';
+import type { RequestLine } from './request-line-writer.js';
 import { inFlightRequest, requestLine, type RequestState } from './request-frame.js';
 import { SECURITY_HEADERS } from './request-context.js';
 

@@ -4,8 +4,6 @@ import type { Logger } from 'pino';
 import type { HttpMetrics } from './http-metrics.js';
 import { requestLineWriter, type RequestLine } from './request-line-writer.js';
 
-export type { RequestLine };
-
 /**
  * Logs and counts every response the service sends, whichever layer sent it (the request frame, or the
  * server's own answers to clients it cuts off), so each is seen exactly once with the status on the wire.

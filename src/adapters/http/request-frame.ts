@@ -12,7 +12,8 @@ import { clientAddress } from './client-address.js';
 import { applyCors } from './cors.js';
 import { GET_PET_DEPRECATION_HEADERS, isGetPet } from './deprecation.js';
 import { bareStatusError, isUnexpected, toErrorResponse } from './error-responses.js';
-import { routeTemplate, type RequestLine, type RequestObserver } from './observe-requests.js';
+import { routeTemplate, type RequestObserver } from './observe-requests.js';
+import type { RequestLine } from './request-line-writer.js';
 import { SECURITY_HEADERS } from './request-context.js';
 import type { Reply } from './send-json.js';
 

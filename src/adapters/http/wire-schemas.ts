@@ -90,7 +90,6 @@ export const PetIdSchema = z
   .transform(BigInt)
   .pipe(z.int64({ error: petIdMessage }));
 
-
 export const HealthSchema = z
   .object({ status: z.enum(['ok', 'ready', 'unavailable']) })
   .meta({ id: 'Health', description: 'Liveness or readiness of the service.' });
