@@ -11,7 +11,15 @@ const requestLines: fc.Arbitrary<RequestLine> = fc.record({
   method: nullable(fc.constantFrom('GET', 'POST', 'DELETE', 'M-SEARCH')),
   route: nullable(fc.constantFrom('/v1/pets', '/v1/pets/:petId', '/healthz', 'a "quoted" \\ route')),
   status: fc.integer({ min: 100, max: 599 }),
-  durationMs: nullable(fc.oneof(fc.double({ min: 0, max: 1e6, noNaN: true }), fc.constantFrom(0, 1.5, 0.001, 1e21))),
+  durationMs: nullable(
+    fc.oneof(
+      // What requestLine gives: milliseconds rounded to the microsecond (written from whole microseconds), up to
+      // past 2^31 µs, where the writer leaves them to String().
+      fc.integer({ min: 0, max: 2 ** 31 + 1000 }).map((micros) => micros / 1000),
+      fc.double({ min: 0, max: 1e6, noNaN: true }),
+      fc.constantFrom(0, 1.5, 0.001, 0.1, 10, 2147483.647, 2147483.648, 1e21, -0.5),
+    ),
+  ),
   apiKeyId: nullable(fc.stringMatching(/^key_[0-9a-f]{12}$/)),
   clientAddress: nullable(fc.oneof(fc.ipV4(), fc.ipV6(), fc.string({ maxLength: 20 }))),
 });

@@ -11,7 +11,7 @@ import { PET_OPERATIONS, routerPath } from './pet-operations.js';
 import { queryOf } from './query.js';
 import { readJsonBody } from './read-json-body.js';
 import { sendJson } from './send-json.js';
-import { validate } from './validate.js';
+import { rememberingValidator, validate } from './validate.js';
 import { ListPetsQuerySchema, NewPetSchema, PetIdSchema } from './wire-schemas.js';
 
 /** The three operations of the interface, under /v1, as the route table (pet-operations.ts) lists them. */
@@ -20,6 +20,7 @@ export function petRoutes(catalog: PetCatalog, clock: Clock, idempotency: Idempo
   const router = new Router({ prefix: '/v1', sensitive: true, strict: true });
 
   const { listPets, createPet, getPet } = PET_OPERATIONS;
+  const petIdOf = rememberingValidator(PetIdSchema, 'petId');
   router.get(listPets.operationId, routerPath(listPets), async (ctx) => {
     // Never ctx.query: it is quadratic in the number of parameters (see query.ts).
     const { limit, status, cursor } = validate(ListPetsQuerySchema, queryOf(ctx.req.url ?? ''), 'query');
@@ -47,7 +48,7 @@ export function petRoutes(catalog: PetCatalog, clock: Clock, idempotency: Idempo
     if (clock.now() >= GET_PET_SUNSET_AT) {
       throw new ApiError(410, 'operation_removed', `GET /v1/pets/{petId} was removed; use GET ${GET_PET_SUCCESSOR} instead.`);
     }
-    const id = validate(PetIdSchema, ctx.params.petId, 'petId');
+    const id = petIdOf(ctx.params.petId!);
     sendJson(ctx, 200, petJson(await catalog.getPet(id)));
   });
 

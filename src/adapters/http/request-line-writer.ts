@@ -30,7 +30,40 @@ interface PinoInternals {
 }
 
 const text = (value: string | null): string => (value === null ? 'null' : JSON.stringify(value));
+
+/*
+ * Method, route, key id and client address take few values: each one's JSON is remembered (up to
+ * KNOWN_TEXTS values, then the memory starts over) rather than written again on every line.
+ */
+const KNOWN_TEXTS = 1024;
+const knownTexts = new Map<string, string>();
+function knownText(value: string | null): string {
+  if (value === null) return 'null';
+  let json = knownTexts.get(value);
+  if (json === undefined) {
+    if (knownTexts.size >= KNOWN_TEXTS) knownTexts.clear();
+    json = JSON.stringify(value);
+    knownTexts.set(value, json);
+  }
+  return json;
+}
 const number = (value: number | null): string => (value === null || !Number.isFinite(value) ? 'null' : String(value));
+
+// ".001" to ".999" as String() ends a number with that fraction (trailing zeros dropped); "" for none.
+const FRACTIONS = Array.from({ length: 1000 }, (_, n) => (n === 0 ? '' : `.${String(n).padStart(3, '0').replace(/0+$/, '')}`));
+
+/**
+ * A duration rounded to the microsecond (requestLine's) as String() writes it, from its whole microseconds:
+ * V8's shortest double-to-decimal conversion cost 0.5 µs a line. Any other value is left to String().
+ */
+function milliseconds(value: number | null): string {
+  if (value === null) return 'null';
+  const micros = Math.round(value * 1000);
+  // Below 2^31 µs (35 minutes) every such value prints as digits, a point and at most three decimals.
+  if (micros < 0 || micros > 0x7fffffff || micros / 1000 !== value) return number(value);
+  const fraction = micros % 1000;
+  return `${(micros - fraction) / 1000}${FRACTIONS[fraction]!}`;
+}
 
 /**
  * The request line as `logger.info(line, 'request')` writes it, byte for byte (a test compares the two), for
@@ -51,9 +84,9 @@ export function requestLineWriter(logger: Logger): (line: RequestLine) => void {
   return (line) => {
     if (!logger.isLevelEnabled('info')) return;
     stream.write(
-      `${level}${pinoLogger[symbols.timeSym]()}${bindings},"requestId":${text(line.requestId)},"method":${text(line.method)}` +
-        `,"route":${text(line.route)},"status":${number(line.status)},"durationMs":${number(line.durationMs)}` +
-        `,"apiKeyId":${text(line.apiKeyId)},"clientAddress":${text(line.clientAddress)}${end}`,
+      `${level}${pinoLogger[symbols.timeSym]()}${bindings},"requestId":${text(line.requestId)},"method":${knownText(line.method)}` +
+        `,"route":${knownText(line.route)},"status":${number(line.status)},"durationMs":${milliseconds(line.durationMs)}` +
+        `,"apiKeyId":${knownText(line.apiKeyId)},"clientAddress":${knownText(line.clientAddress)}${end}`,
     );
   };
 }
