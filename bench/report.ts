@@ -31,12 +31,28 @@ export interface WorkloadFigures {
   readonly servers: PerServer<Summary>;
 }
 
+/** One half-peak run: a measurement, and how far behind its schedule the generator fell at worst. */
+export type PacedMeasurement = Measurement & { readonly lateMs: number };
+
+/** A server's half-peak figures: its median round by p99 (every figure from that one run), and the rounds. */
+export type HalfPeakSummary = PacedMeasurement & {
+  /** Longest event-loop stall in any round, ms. */
+  readonly loopMaxMs: number;
+  readonly rounds: readonly PacedMeasurement[];
+};
+
 /** A workload at a fixed offered rate, half the service's own peak, on every server. */
 export interface HalfPeakFigures {
   readonly workload: string;
   readonly skipped?: string;
   readonly rate: number;
-  readonly servers: PerServer<Measurement & { readonly lateMs: number }>;
+  readonly servers: PerServer<HalfPeakSummary>;
+}
+
+/** The round whose p99 is the median (the higher of the two middle ones for an even count). */
+export function medianRound(rounds: readonly PacedMeasurement[]): HalfPeakSummary {
+  const byP99 = [...rounds].sort((a, b) => a.p99 - b.p99);
+  return { ...byP99[byP99.length >> 1]!, loopMaxMs: Math.max(...rounds.map((m) => m.loop.maxMs)), rounds };
 }
 
 export function summarize(rounds: readonly Measurement[]): Summary {

@@ -2,7 +2,7 @@ import { fire, type RequestSource } from './load.js';
 import type { BenchOptions } from './options.js';
 import { firePaced } from './paced-load.js';
 import { measure, type Measurement } from './phase.js';
-import { summarize, type HalfPeakFigures, type PerServer, type WorkloadFigures } from './report.js';
+import { medianRound, summarize, type HalfPeakFigures, type PacedMeasurement, type PerServer, type WorkloadFigures } from './report.js';
 import type { ServerName } from './servers.js';
 import type { Target, Workload } from './workloads.js';
 
@@ -48,34 +48,43 @@ export async function runRounds(targets: readonly Target[], workloads: readonly 
 
 /**
  * Latency without queueing: each workload offered to every server at one fixed rate, half the service's
- * own peak for that workload, open loop (see paced-load.ts).
+ * own peak for that workload, open loop (see paced-load.ts). As at peak, round after round with the servers
+ * taking turns, and each server's median round is reported: one hiccup of the shared machine (a run where
+ * every server, yardsticks included, read 50 to 250 ms) should not decide the figure, and every round's
+ * p99 is printed beside it.
  */
 export async function runHalfPeak(targets: readonly Target[], workloads: readonly Workload[], peak: readonly WorkloadFigures[], options: BenchOptions, apiKey: string): Promise<HalfPeakFigures[]> {
-  const figures: HalfPeakFigures[] = [];
-  for (const [i, workload] of workloads.entries()) {
-    const { skipped, requests } = plan(workload, targets);
+  const plans = workloads.map((workload, i) => {
     const servicePeak = peak[i]!.servers.service?.reqPerSec ?? NaN;
-    const rate = Math.max(1, Math.round(servicePeak / 2));
-    if (skipped !== undefined || !Number.isFinite(servicePeak)) {
-      figures.push({ workload: workload.name, skipped: skipped ?? 'no service peak', rate, servers: {} });
-      continue;
+    const planned = plan(workload, targets);
+    const skipped = planned.skipped ?? (Number.isFinite(servicePeak) ? undefined : 'no service peak');
+    return { ...planned, skipped, rate: Math.max(1, Math.round(servicePeak / 2)) };
+  });
+  const runs = plans.map(() => new Map<ServerName, PacedMeasurement[]>());
+  for (let round = 1; round <= options.rounds; round++) {
+    for (const [i, { workload, skipped, requests, rate }] of plans.entries()) {
+      if (skipped !== undefined) continue;
+      for (const [target, source] of rotate(requests, i + round - 1)) {
+        const { server } = target;
+        const paced = (seconds: number) => firePaced({ url: server.url, apiKey, rate, seconds, sockets: options.connections, source });
+        // Unrecorded, as before the peak rounds: the switch from the peak's connections and request shapes to the
+        // paced ones (new sockets, other headers) cost whoever ran first up to 200 ms of p99 in its first second.
+        if (options.warmup > 0) await paced(options.warmup);
+        const result = await measure(server, () => paced(options.duration), othersThan(target, targets));
+        runs[i]!.set(server.name, [...(runs[i]!.get(server.name) ?? []), result]);
+        log(`half-peak round ${round} ${workload.name} ${server.name} at ${rate} req/s: p99 ${result.p99.toFixed(2)} ms, max ${result.max.toFixed(2)} ms, ` +
+          `loop max ${result.loop.maxMs.toFixed(1)} ms, server CPU ${((result.reqPerSec * result.cpuUsPerReq) / 1e4).toFixed(0)}%, ` +
+          `waited ${result.cpuWaitPct.toFixed(0)}% for CPU (client ${result.clientWaitPct.toFixed(0)}%, ` +
+          `${result.lateMs.toFixed(0)} ms behind at worst), ${result.errors} errors, ${result.non2xx} non-2xx`);
+      }
     }
-    const servers: HalfPeakFigures['servers'] = {};
-    for (const [target, source] of rotate(requests, i)) {
-      const { server } = target;
-      const paced = (seconds: number) => firePaced({ url: server.url, apiKey, rate, seconds, sockets: options.connections, source });
-      // Unrecorded, as before the peak rounds: the switch from the peak's connections and request shapes to the
-      // paced ones (new sockets, other headers) cost whoever ran first up to 200 ms of p99 in its first second.
-      if (options.warmup > 0) await paced(options.warmup);
-      const result = await measure(server, () => paced(options.duration), othersThan(target, targets));
-      servers[server.name] = result;
-      log(`half-peak ${workload.name} ${server.name} at ${rate} req/s: p99 ${result.p99.toFixed(2)} ms, max ${result.max.toFixed(2)} ms, ` +
-        `loop max ${result.loop.maxMs.toFixed(1)} ms, waited ${result.cpuWaitPct.toFixed(0)}% for CPU (client ${result.clientWaitPct.toFixed(0)}%, ` +
-        `${result.lateMs.toFixed(0)} ms behind at worst), ${result.errors} errors, ${result.non2xx} non-2xx`);
-    }
-    figures.push({ workload: workload.name, rate, servers });
   }
-  return figures;
+  return plans.map(({ workload, skipped, rate }, i) => ({
+    workload: workload.name,
+    ...(skipped === undefined ? {} : { skipped }),
+    rate,
+    servers: Object.fromEntries([...runs[i]!].map(([name, rounds]) => [name, medianRound(rounds)])) as HalfPeakFigures['servers'],
+  }));
 }
 
 const othersThan = (target: Target, targets: readonly Target[]) => targets.filter((t) => t !== target).map((t) => t.server);

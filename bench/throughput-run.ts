@@ -28,7 +28,7 @@ export async function throughputRun(servers: PerServer<BenchServer>, options: Be
     '',
     peakTable(peak, names),
     '',
-    `### At half the service's peak, offered open loop for ${options.duration} s`,
+    `### At half the service's peak, offered open loop for ${options.duration} s; the median of ${options.rounds} round(s) by p99`,
     halfPeakTable(halfPeak, names),
     '',
     '### Event loop',
@@ -47,7 +47,7 @@ export async function throughputRun(servers: PerServer<BenchServer>, options: Be
       [`Preload of ${options.pets} pets (pets/s)`, ...names.map((n) => fixed(loadRate[n]!))],
     ]),
   ].join('\n');
-  const runs = [...peak.flatMap((f) => Object.values(f.servers)), ...halfPeak.flatMap((f) => Object.values(f.servers))];
+  const runs = [...peak.flatMap((f) => Object.values(f.servers)), ...halfPeak.flatMap((f) => Object.values(f.servers).flatMap((s) => s.rounds))];
   const startups = Object.fromEntries(names.map((n) => [n, { listeningMs: servers[n]!.listeningMs, readyMs: servers[n]!.readyMs }]));
   return { markdown, failures: failures(runs), figures: { workloads: peak, halfPeak, peakRss, startups, coldStartsMs, loadRate } };
 }

@@ -12,7 +12,7 @@ const SERVERS = ['service', 'node:http', 'koa', 'fastify'];
 interface Run { readonly requests: number; readonly errors: number; readonly non2xx: number }
 interface Figures {
   readonly workloads: readonly { workload: string; skipped?: string; servers: Record<string, Run> }[];
-  readonly halfPeak: readonly { workload: string; skipped?: string; rate: number; servers: Record<string, Run> }[];
+  readonly halfPeak: readonly { workload: string; skipped?: string; rate: number; servers: Record<string, Run & { p99: number; rounds: readonly (Run & { p99: number })[] }> }[];
 }
 
 // A tiny run of `npm run bench`: it checks that the harness works end to end, never how fast anything is.
@@ -24,7 +24,7 @@ describe('npm run bench (smoke)', () => {
 
   beforeAll(async () => {
     // dist/ is built once for the whole run by test/support/build-global-setup.ts.
-    const args = ['dist/bench/run.js', '--pets', '200', '--rounds', '1', '--duration', '0.1', '--warmup', '0', '--startups', '0', '--connections', '4', '--json', jsonFile];
+    const args = ['dist/bench/run.js', '--pets', '200', '--rounds', '2', '--duration', '0.1', '--warmup', '0', '--startups', '0', '--connections', '4', '--json', jsonFile];
     ({ stdout } = await run(process.execPath, args, { cwd: root }));
     figures = JSON.parse(readFileSync(jsonFile, 'utf8')) as Figures;
   }, 120_000);
@@ -43,14 +43,19 @@ describe('npm run bench (smoke)', () => {
     }
   });
 
-  it('offers every workload to every server at half the service peak, each answering 2xx', () => {
+  it('offers every workload to every server at half the service peak, once a round, each answering 2xx', () => {
     expect(figures.halfPeak).toHaveLength(5);
     for (const { workload, rate, servers } of figures.halfPeak) {
       expect(rate).toBeGreaterThan(0);
       expect(Object.keys(servers).sort()).toEqual([...SERVERS].sort());
       for (const [name, run] of Object.entries(servers)) {
-        expect({ workload, name, errors: run.errors, non2xx: run.non2xx }).toEqual({ workload, name, errors: 0, non2xx: 0 });
-        expect(run.requests).toBeGreaterThan(0);
+        expect(run.rounds).toHaveLength(2);
+        for (const round of run.rounds) {
+          expect({ workload, name, errors: round.errors, non2xx: round.non2xx }).toEqual({ workload, name, errors: 0, non2xx: 0 });
+          expect(round.requests).toBeGreaterThan(0);
+        }
+        // The figure reported is the median round's (the higher of two), not a mix of rounds.
+        expect(run.p99).toBe(Math.max(...run.rounds.map((round) => round.p99)));
       }
     }
   });
@@ -58,7 +63,7 @@ describe('npm run bench (smoke)', () => {
   it('prints the ratio, peak, half-peak, event-loop, start-up and MongoDB tables', () => {
     expect(stdout).toContain('| Workload | Service req/s | req/s vs node:http | req/s vs plain Koa | req/s vs Fastify |');
     expect(stdout).toContain('| GET /v1/pets?limit=20 | Fastify |');
-    expect(stdout).toContain('| Workload | Offered req/s | Server | Answered req/s | p50 / p99 / max ms |');
+    expect(stdout).toContain('| Workload | Offered req/s | Server | Answered req/s | p50 / p99 / max ms | p99 of each round ms |');
     expect(stdout).toContain('| Server | Longest event-loop stall, peak runs (ms) |');
     expect(stdout).toContain('| service |');
     // The smoke run is on memory storage: no MongoDB figure is printed as if it were one.
