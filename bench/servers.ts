@@ -54,9 +54,17 @@ export async function startServer(name: ServerName, settings: StartSettings): Pr
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...(isService ? settings.serviceEnv : {}) },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
-  const url = await listeningUrl(name, child);
-  const listeningMs = performance.now() - spawned;
-  if (isService) await untilReady(url);
+  let url: string;
+  let listeningMs: number;
+  try {
+    url = await listeningUrl(name, child);
+    listeningMs = performance.now() - spawned;
+    if (isService) await untilReady(url);
+  } catch (error) {
+    // A server that never got ready would keep the harness alive, waiting on its pipes.
+    child.kill('SIGKILL');
+    throw error;
+  }
   return {
     name,
     url,
