@@ -26,6 +26,8 @@ export interface BenchOptions {
   readonly workloads: readonly string[];
   /** Whether to run the half-peak latency runs after the peak rounds. */
   readonly halfPeak: boolean;
+  /** Another build of the service (its main.js) run beside this one in every round, to measure a change. */
+  readonly baseline: string | undefined;
   /** Settings that replace the service's production ones, for experiments (what one feature costs); never for a recorded run. */
   readonly serviceEnv: Readonly<Record<string, string>>;
 }
@@ -47,6 +49,9 @@ export const USAGE = `Usage: npm run bench -- [options]
   --servers LIST    yardsticks beside the service, comma separated: node:http,koa,fastify (default all)
   --workloads LIST  workloads to run, comma separated: list,filter,get,create,deep (default all)
   --no-half-peak    skip the half-peak latency runs (a quick CPU comparison while iterating)
+  --baseline DIR    also run DIR/main.js, another build of the service (say dist/ of the commit before a change,
+                    copied aside), with the same settings, as one more server in every round: a change to the
+                    request path measured side by side with what it replaces, in the same run
   --service-env K=V override one of the service's settings (repeatable), to measure what a feature costs,
                     e.g. LOG_LEVEL=warn; a run with it is an experiment, not a recorded run`;
 
@@ -68,6 +73,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       servers: { type: 'string', default: YARDSTICKS.join(',') },
       workloads: { type: 'string', default: WORKLOAD_KEYS.join(',') },
       'no-half-peak': { type: 'boolean', default: false },
+      baseline: { type: 'string' },
       'service-env': { type: 'string', multiple: true, default: [] },
     },
   });
@@ -87,6 +93,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     yardsticks: list('servers', values.servers, YARDSTICKS),
     workloads: list('workloads', values.workloads, WORKLOAD_KEYS),
     halfPeak: !values['no-half-peak'],
+    baseline: values.baseline === undefined ? undefined : `${values.baseline.replace(/\/$/, '')}/main.js`,
     serviceEnv: Object.fromEntries(values['service-env'].map((pair) => {
       const eq = pair.indexOf('=');
       if (eq < 1) throw new Error(`--service-env takes NAME=value, got ${pair}\n${USAGE}`);

@@ -24,9 +24,10 @@ async function main(options: BenchOptions, mongoUrl: string | undefined): Promis
     // Nothing is in flight when the bench stops the service: the load balancer's grace would only add 5 s per stop.
     SHUTDOWN_GRACE_MS: '0', ...options.serviceEnv };
   if (Object.keys(options.serviceEnv).length > 0) log(`EXPERIMENT: service settings overridden: ${JSON.stringify(options.serviceEnv)}`);
-  const settings: StartSettings = { prefix: pinning.serverPrefix, serviceEnv, cpuProfDir: options.cpuProf };
+  const settings: StartSettings = { prefix: pinning.serverPrefix, serviceEnv, cpuProfDir: options.cpuProf, baselineEntry: options.baseline };
   // The scale run preloads up to millions of pets: the service against the bare yardstick only.
-  const names: readonly ServerName[] = options.scale === undefined ? ['service', ...options.yardsticks] : ['service', 'node:http'];
+  const baseline: ServerName[] = options.baseline === undefined ? [] : ['baseline'];
+  const names: readonly ServerName[] = options.scale === undefined ? ['service', ...baseline, ...options.yardsticks] : ['service', 'node:http'];
   const coldStartsMs = options.scale === undefined ? await coldStarts(options.startups, settings) : [];
   const servers = await startFleet(names, settings);
   try {

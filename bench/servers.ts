@@ -1,10 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { get } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LoopDelay } from './server-probe.js';
 
-export type ServerName = 'service' | 'node:http' | 'koa' | 'fastify';
+/** 'baseline' is another build of the service (--baseline), measured beside this one. */
+export type ServerName = 'service' | 'baseline' | 'node:http' | 'koa' | 'fastify';
 export const YARDSTICKS = ['node:http', 'koa', 'fastify'] as const satisfies readonly ServerName[];
 export type YardstickName = (typeof YARDSTICKS)[number];
 
@@ -25,7 +27,7 @@ export interface BenchServer {
 }
 
 // This file runs as dist/bench/servers.js, beside the service's build output.
-const ENTRIES: Readonly<Record<ServerName, string>> = {
+const ENTRIES: Readonly<Record<Exclude<ServerName, 'baseline'>, string>> = {
   service: '../main.js',
   'node:http': './yardstick.js',
   koa: './plain-koa.js',
@@ -42,12 +44,15 @@ export interface StartSettings {
   readonly serviceEnv: NodeJS.ProcessEnv;
   /** Directory for the service's .cpuprofile. */
   readonly cpuProfDir?: string | undefined;
+  /** The entry point (main.js) of the baseline build, when there is one. */
+  readonly baselineEntry?: string | undefined;
 }
 
 export async function startServer(name: ServerName, settings: StartSettings): Promise<BenchServer> {
-  const entry = fileURLToPath(new URL(ENTRIES[name], import.meta.url));
-  const isService = name === 'service';
-  const profile = isService && settings.cpuProfDir !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfDir}`] : [];
+  const entry = name === 'baseline' ? resolve(settings.baselineEntry ?? 'missing --baseline') : fileURLToPath(new URL(ENTRIES[name], import.meta.url));
+  // The baseline is started, configured and awaited as the service is; only the service is profiled.
+  const isService = name === 'service' || name === 'baseline';
+  const profile = name === 'service' && settings.cpuProfDir !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfDir}`] : [];
   const [command, ...prefixArgs] = [...settings.prefix, process.execPath];
   const spawned = performance.now();
   const child = spawn(command!, [...prefixArgs, ...profile, '--expose-gc', '--import', PROBE, entry], {

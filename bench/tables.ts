@@ -3,7 +3,7 @@ import { fixed, ratio, table, type HalfPeakFigures, type PerServer, type Workloa
 import { YARDSTICKS, type BenchServer, type ServerName } from './servers.js';
 
 /** How each server is named in the tables. */
-export const LABELS: Readonly<Record<ServerName, string>> = { service: 'service', 'node:http': 'node:http', koa: 'plain Koa', fastify: 'Fastify' };
+export const LABELS: Readonly<Record<ServerName, string>> = { service: 'service', baseline: 'baseline build', 'node:http': 'node:http', koa: 'plain Koa', fastify: 'Fastify' };
 
 const errorsOf = (runs: readonly ({ errors: number; non2xx: number } | undefined)[]) =>
   `${runs.reduce((n, r) => n + (r?.errors ?? 0), 0)} / ${runs.reduce((n, r) => n + (r?.non2xx ?? 0), 0)}`;
