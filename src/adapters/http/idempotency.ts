@@ -46,7 +46,9 @@ export async function runIdempotently(
   body: unknown,
   operation: (creationKey: string | undefined) => Promise<StoredResponse>,
 ): Promise<StoredResponse & { readonly replayed: boolean }> {
-  const clientKey = parseIdempotencyKey(ctx.get('Idempotency-Key') || undefined);
+  // Node joins a repeated header of this name with ", " into one string (which the key's grammar then refuses).
+  const header = ctx.req.headers['idempotency-key'];
+  const clientKey = parseIdempotencyKey(typeof header === 'string' && header !== '' ? header : undefined);
   if (clientKey === undefined) return { ...(await operation(undefined)), replayed: false };
   const key = sha256(`${String(ctx.state.apiKeyId)}\n${ctx.method} ${ctx.path}\n${clientKey}`);
   const fingerprint = sha256(canonicalJson(body));

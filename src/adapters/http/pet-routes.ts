@@ -11,7 +11,7 @@ import { PET_OPERATIONS, routerPath } from './pet-operations.js';
 import { queryOf } from './query.js';
 import { readJsonBody } from './read-json-body.js';
 import { sendJson } from './send-json.js';
-import { rememberingValidator, validate } from './validate.js';
+import { remembered, validate } from './validate.js';
 import { ListPetsQuerySchema, NewPetSchema, PetIdSchema } from './wire-schemas.js';
 
 /** The three operations of the interface, under /v1, as the route table (pet-operations.ts) lists them. */
@@ -20,10 +20,12 @@ export function petRoutes(catalog: PetCatalog, clock: Clock, idempotency: Idempo
   const router = new Router({ prefix: '/v1', sensitive: true, strict: true });
 
   const { listPets, createPet, getPet } = PET_OPERATIONS;
-  const petIdOf = rememberingValidator(PetIdSchema, 'petId');
+  const petIdOf = remembered((text) => validate(PetIdSchema, text, 'petId'));
+  // Keyed by the whole request target: the query is all that varies on this route.
+  const listQueryOf = remembered((target) => Object.freeze(validate(ListPetsQuerySchema, queryOf(target), 'query')));
   router.get(listPets.operationId, routerPath(listPets), async (ctx) => {
     // Never ctx.query: it is quadratic in the number of parameters (see query.ts).
-    const { limit, status, cursor } = validate(ListPetsQuerySchema, queryOf(ctx.req.url ?? ''), 'query');
+    const { limit, status, cursor } = listQueryOf(ctx.req.url ?? '');
     const afterId = cursor === undefined ? undefined : decodeCursor(cursor, status);
     const page = await catalog.listPets({ limit, status, afterId });
     const link = page.nextAfterId === undefined ? undefined : { Link: nextLink(limit, status, page.nextAfterId) };

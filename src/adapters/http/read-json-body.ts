@@ -28,9 +28,10 @@ export async function readJsonBody(ctx: Context): Promise<unknown> {
   }
 }
 
+// Node's parsed headers, read directly: Koa's ctx.get lower-cases the name it is given on every call.
 function hasBody(ctx: Context): boolean {
-  const length = ctx.get('Content-Length');
-  return ctx.get('Transfer-Encoding') !== '' || (length !== '' && length !== '0');
+  const { 'content-length': length, 'transfer-encoding': transferEncoding } = ctx.req.headers;
+  return (transferEncoding !== undefined && transferEncoding !== '') || (length !== undefined && length !== '' && length !== '0');
 }
 
 // What nearly every client sends, accepted without parsing the header (type-is costs about 2 µs a request).

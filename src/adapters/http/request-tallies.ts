@@ -25,31 +25,42 @@ interface Sample {
 /**
  * The request counter and duration histogram, counted in plain fields and handed to the registry only
  * when it is scraped. prom-client's own labelled children validate and hash their labels on every
- * observation (about 1.5 µs a request, measured); here a request costs one map lookup and three additions.
+ * observation (about 1.5 µs a request, measured); here a request costs three small map lookups and three additions.
  * The text the registry renders is the one a prom-client Counter and Histogram of these names would give.
  */
 export class RequestTallies {
-  private readonly series = new Map<string, Series>();
+  /** Every series, in the order first seen (the order prom-client renders its children in). */
+  private readonly series: Series[] = [];
+  /**
+   * The series by route, method and status. Nested rather than one key per response: method and route are the
+   * same few strings every time (their hashes are cached in them), where a joined key is a new string to build
+   * and hash on every response.
+   */
+  private readonly byRoute = new Map<string, Map<string, Map<number, Series>>>();
 
   constructor(registry: Registry) {
     registry.registerMetric(this.metric('http_requests_total', 'HTTP requests answered, by method, route template and status.', 'counter', () =>
-      [...this.series.values()].map((s) => ({ metricName: 'http_requests_total', labels: { ...s.labels }, sharedLabels: {}, value: s.count })),
+      this.series.map((s) => ({ metricName: 'http_requests_total', labels: { ...s.labels }, sharedLabels: {}, value: s.count })),
     ));
     registry.registerMetric(this.metric(
       'http_request_duration_seconds',
       'Time from receiving a request to its response being ready, by method, route template and status.',
       'histogram',
-      () => [...this.series.values()].filter((s) => s.timed > 0).flatMap(histogramSamples),
+      () => this.series.filter((s) => s.timed > 0).flatMap(histogramSamples),
     ));
   }
 
   /** Counts one response; times it too unless `seconds` is undefined (nothing was read, so nothing to time). */
   observe(method: string, route: string, status: number, seconds: number | undefined): void {
-    const key = `${method} ${route} ${status}`;
-    let series = this.series.get(key);
+    let byMethod = this.byRoute.get(route);
+    if (byMethod === undefined) this.byRoute.set(route, (byMethod = new Map()));
+    let byStatus = byMethod.get(method);
+    if (byStatus === undefined) byMethod.set(method, (byStatus = new Map()));
+    let series = byStatus.get(status);
     if (series === undefined) {
       series = new Series({ method, route, status: String(status) });
-      this.series.set(key, series);
+      byStatus.set(status, series);
+      this.series.push(series);
     }
     series.count++;
     if (seconds === undefined) return;
