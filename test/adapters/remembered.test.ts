@@ -1,7 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import { ValidationFailed } from '../../src/core/errors.js';
 import { queryOf } from '../../src/adapters/http/query.js';
-import { remembered, validate } from '../../src/adapters/http/validate.js';
+import { remembered } from '../../src/adapters/http/remembered.js';
+import { validate } from '../../src/adapters/http/validate.js';
 import { ListPetsQuerySchema, PetIdSchema } from '../../src/adapters/http/wire-schemas.js';
 
 const outcome = (run: () => unknown) => {

@@ -1,6 +1,7 @@
 import { hash, timingSafeEqual } from 'node:crypto';
 import { PET_STATUSES, type PetId, type PetStatus } from '../../core/pet.js';
 import { ApiError } from './api-error.js';
+import { remembered } from './remembered.js';
 
 /*
  * A cursor is opaque to clients: version, the last id returned and the status filter, sealed with a
@@ -19,37 +20,32 @@ const seal = (payload: Buffer) => hash('sha256', Buffer.concat([MAC_KEY, payload
 
 /*
  * Every client of a list asks for the same first pages, so the same cursors are sealed and checked again and
- * again: the last CACHED cursors sealed, and the last CACHED found genuine, are remembered, and the hash runs
- * once per cursor instead of once per request. A cursor is no secret (any caller with a key gets it), and
- * only genuine ones are remembered, so the cache cannot be used to pass a forged one.
+ * again: both are remembered (remembered.ts), and the hash runs once per cursor instead of once per request.
+ * A cursor is no secret (any caller with a key gets it), and only genuine ones are remembered, so the memory
+ * cannot be used to pass a forged one.
  */
-const CACHED = 4096;
-const sealed = new Map<string, string>();
-const genuine = new Map<string, { readonly afterId: PetId; readonly statusIndex: number }>();
-
-function remember<K, V>(cache: Map<K, V>, key: K, value: V): V {
-  if (cache.size >= CACHED) cache.clear();
-  cache.set(key, value);
-  return value;
-}
-
 const statusIndexOf = (status: PetStatus | undefined) => (status === undefined ? 0 : PET_STATUSES.indexOf(status) + 1);
 
+// One sealer per status filter (index 0: none), each remembering by the id's digits.
+const sealers = Array.from({ length: PET_STATUSES.length + 1 }, (_, statusIndex) =>
+  remembered((afterId) => {
+    const payload = Buffer.alloc(PAYLOAD_BYTES);
+    payload.writeUInt8(VERSION, 0);
+    payload.writeBigInt64BE(BigInt(afterId), 1);
+    payload.writeUInt8(statusIndex, 9);
+    return Buffer.concat([payload, seal(payload)]).toString('base64url');
+  }),
+);
+
 export function encodeCursor(afterId: PetId, status: PetStatus | undefined): string {
-  const statusIndex = statusIndexOf(status);
-  const key = `${statusIndex}:${afterId}`;
-  const known = sealed.get(key);
-  if (known !== undefined) return known;
-  const payload = Buffer.alloc(PAYLOAD_BYTES);
-  payload.writeUInt8(VERSION, 0);
-  payload.writeBigInt64BE(afterId, 1);
-  payload.writeUInt8(statusIndex, 9);
-  return remember(sealed, key, Buffer.concat([payload, seal(payload)]).toString('base64url'));
+  return sealers[statusIndexOf(status)]!(String(afterId));
 }
+
+const opened = remembered((cursor) => Object.freeze(open(cursor)));
 
 /** The id to continue after; throws invalid_cursor when the cursor was altered or belongs to another filter. */
 export function decodeCursor(cursor: string, status: PetStatus | undefined): PetId {
-  const { afterId, statusIndex } = genuine.get(cursor) ?? open(cursor);
+  const { afterId, statusIndex } = opened(cursor);
   if (statusIndex !== statusIndexOf(status)) throw invalid('belongs to a different status filter');
   return afterId;
 }
@@ -66,5 +62,5 @@ function open(cursor: string): { readonly afterId: PetId; readonly statusIndex: 
   if (!timingSafeEqual(bytes.subarray(PAYLOAD_BYTES), seal(payload)) || payload.readUInt8(0) !== VERSION) {
     throw invalid('is not one this service issued');
   }
-  return remember(genuine, cursor, { afterId: payload.readBigInt64BE(1), statusIndex: payload.readUInt8(9) });
+  return { afterId: payload.readBigInt64BE(1), statusIndex: payload.readUInt8(9) };
 }

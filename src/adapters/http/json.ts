@@ -152,8 +152,7 @@ const [OPEN, COMMA, CLOSE] = [0x5b, 0x2c, 0x5d];
  */
 export function petsJson(pets: readonly Pet[]): Buffer {
   const parts = pets.map(petJson);
-  let length = parts.length + 1; // the brackets and the commas between parts (two brackets for none)
-  if (parts.length === 0) length = 2;
+  let length = 2 + Math.max(0, parts.length - 1); // the brackets, and the commas between parts
   for (const part of parts) length += part.length;
   // Every byte is written below, so the unzeroed (pooled) allocation exposes nothing.
   const page = Buffer.allocUnsafe(length);

@@ -11,7 +11,8 @@ import { PET_OPERATIONS, routerPath } from './pet-operations.js';
 import { queryOf } from './query.js';
 import { readJsonBody } from './read-json-body.js';
 import { sendJson } from './send-json.js';
-import { remembered, validate } from './validate.js';
+import { remembered } from './remembered.js';
+import { validate } from './validate.js';
 import { ListPetsQuerySchema, NewPetSchema, PetIdSchema } from './wire-schemas.js';
 
 /** The three operations of the interface, under /v1, as the route table (pet-operations.ts) lists them. */

@@ -1,4 +1,5 @@
 import { symbols, type Logger } from 'pino';
+import { remembered } from './remembered.js';
 
 const MESSAGE = 'request';
 
@@ -31,22 +32,9 @@ interface PinoInternals {
 
 const text = (value: string | null): string => (value === null ? 'null' : JSON.stringify(value));
 
-/*
- * Method, route, key id and client address take few values: each one's JSON is remembered (up to
- * KNOWN_TEXTS values, then the memory starts over) rather than written again on every line.
- */
-const KNOWN_TEXTS = 1024;
-const knownTexts = new Map<string, string>();
-function knownText(value: string | null): string {
-  if (value === null) return 'null';
-  let json = knownTexts.get(value);
-  if (json === undefined) {
-    if (knownTexts.size >= KNOWN_TEXTS) knownTexts.clear();
-    json = JSON.stringify(value);
-    knownTexts.set(value, json);
-  }
-  return json;
-}
+// Method, route, key id and client address take few values: each one's JSON is remembered, not written per line.
+const knownJson = remembered((value) => JSON.stringify(value));
+const knownText = (value: string | null): string => (value === null ? 'null' : knownJson(value));
 const number = (value: number | null): string => (value === null || !Number.isFinite(value) ? 'null' : String(value));
 
 // ".001" to ".999" as String() ends a number with that fraction (trailing zeros dropped); "" for none.
