@@ -36,13 +36,13 @@ export function petRoutes(catalog: PetCatalog, clock: Clock, idempotency: Idempo
   router.post(createPet.operationId, routerPath(createPet), async (ctx) => {
     const json = await readJsonBody(ctx);
     const newPet = newPetOf(validate(NewPetSchema, json, 'body'));
-    const response = await runIdempotently(ctx, idempotency, json, async (creationKey) => {
+    const { response, replayed } = await runIdempotently(ctx, idempotency, json, async (creationKey) => {
       const pet = await catalog.addPet(newPet, creationKey);
       return { status: 201, location: `/v1/pets/${pet.id}`, body: newPetJson(pet) };
     });
     const headers: Record<string, string> = {};
     if (response.location !== undefined) headers.Location = response.location;
-    if (response.replayed) headers['Idempotent-Replayed'] = 'true';
+    if (replayed) headers['Idempotent-Replayed'] = 'true';
     sendJson(ctx, response.status, response.body, headers);
   });
 
