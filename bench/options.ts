@@ -30,6 +30,8 @@ export interface BenchOptions {
   readonly baseline: string | undefined;
   /** Settings that replace the service's production ones, for experiments (what one feature costs); never for a recorded run. */
   readonly serviceEnv: Readonly<Record<string, string>>;
+  /** Settings of the baseline build only: with --baseline dist, what one feature costs, side by side. */
+  readonly baselineEnv: Readonly<Record<string, string>>;
 }
 
 export const USAGE = `Usage: npm run bench -- [options]
@@ -53,7 +55,9 @@ export const USAGE = `Usage: npm run bench -- [options]
                     copied aside), with the same settings, as one more server in every round: a change to the
                     request path measured side by side with what it replaces, in the same run
   --service-env K=V override one of the service's settings (repeatable), to measure what a feature costs,
-                    e.g. LOG_LEVEL=warn; a run with it is an experiment, not a recorded run`;
+                    e.g. LOG_LEVEL=warn; a run with it is an experiment, not a recorded run
+  --baseline-env K=V  override one setting of the baseline build only (repeatable): with --baseline dist, the
+                    same build with one feature off runs beside the service, so the gap is what the feature costs`;
 
 export function parseOptions(argv: readonly string[]): BenchOptions {
   const { values } = parseArgs({
@@ -75,6 +79,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       'no-half-peak': { type: 'boolean', default: false },
       baseline: { type: 'string' },
       'service-env': { type: 'string', multiple: true, default: [] },
+      'baseline-env': { type: 'string', multiple: true, default: [] },
     },
   });
   if (values.storage !== 'memory' && values.storage !== 'mongodb') throw new Error(`--storage must be memory or mongodb\n${USAGE}`);
@@ -94,12 +99,19 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     workloads: list('workloads', values.workloads, WORKLOAD_KEYS),
     halfPeak: !values['no-half-peak'],
     baseline: values.baseline === undefined ? undefined : `${values.baseline.replace(/\/$/, '')}/main.js`,
-    serviceEnv: Object.fromEntries(values['service-env'].map((pair) => {
-      const eq = pair.indexOf('=');
-      if (eq < 1) throw new Error(`--service-env takes NAME=value, got ${pair}\n${USAGE}`);
-      return [pair.slice(0, eq), pair.slice(eq + 1)];
-    })),
+    serviceEnv: settingsOf('service-env', values['service-env']),
+    baselineEnv: settingsOf('baseline-env', values['baseline-env']),
   };
+}
+
+function settingsOf(name: string, pairs: readonly string[]): Record<string, string> {
+  return Object.fromEntries(
+    pairs.map((pair) => {
+      const eq = pair.indexOf('=');
+      if (eq < 1) throw new Error(`--${name} takes NAME=value, got ${pair}\n${USAGE}`);
+      return [pair.slice(0, eq), pair.slice(eq + 1)];
+    }),
+  );
 }
 
 function count(name: string, text: string, min: number): number {

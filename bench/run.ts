@@ -24,7 +24,17 @@ async function main(options: BenchOptions, mongoUrl: string | undefined): Promis
     // Nothing is in flight when the bench stops the service: the load balancer's grace would only add 5 s per stop.
     SHUTDOWN_GRACE_MS: '0', ...options.serviceEnv };
   if (Object.keys(options.serviceEnv).length > 0) log(`EXPERIMENT: service settings overridden: ${JSON.stringify(options.serviceEnv)}`);
-  const settings: StartSettings = { prefix: pinning.serverPrefix, serviceEnv, cpuProfDir: options.cpuProf, baselineEntry: options.baseline };
+  if (Object.keys(options.baselineEnv).length > 0) {
+    if (options.baseline === undefined) throw new Error('--baseline-env needs --baseline (say --baseline dist: this build with one setting changed)');
+    log(`EXPERIMENT: the baseline build's settings differ: ${JSON.stringify(options.baselineEnv)}`);
+  }
+  const settings: StartSettings = {
+    prefix: pinning.serverPrefix,
+    serviceEnv,
+    cpuProfDir: options.cpuProf,
+    baselineEntry: options.baseline,
+    baselineEnv: options.baselineEnv,
+  };
   // The scale run preloads up to millions of pets: the service against the bare yardstick only.
   const baseline: ServerName[] = options.baseline === undefined ? [] : ['baseline'];
   const names: readonly ServerName[] = options.scale === undefined ? ['service', ...baseline, ...options.yardsticks] : ['service', 'node:http'];

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { get } from 'node:http';
+import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +16,7 @@ export interface BenchServer {
   /** http://host:port, without /v1. */
   readonly url: string;
   readonly pid: number;
-  /** Milliseconds from spawning the process to its listening line. */
+  /** Milliseconds from spawning the process to its listening line (NaN when a service build logs none, below info). */
   readonly listeningMs: number;
   /** Milliseconds from spawning to the first 200 from GET /readyz (the service), or the listening line. */
   readonly readyMs: number;
@@ -46,6 +47,8 @@ export interface StartSettings {
   readonly cpuProfDir?: string | undefined;
   /** The entry point (main.js) of the baseline build, when there is one. */
   readonly baselineEntry?: string | undefined;
+  /** Settings of the baseline build that differ from the service's (--baseline-env): what one feature costs. */
+  readonly baselineEnv?: Readonly<Record<string, string>> | undefined;
 }
 
 export async function startServer(name: ServerName, settings: StartSettings): Promise<BenchServer> {
@@ -54,28 +57,44 @@ export async function startServer(name: ServerName, settings: StartSettings): Pr
   const isService = name === 'service' || name === 'baseline';
   const profile = name === 'service' && settings.cpuProfDir !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfDir}`] : [];
   const [command, ...prefixArgs] = [...settings.prefix, process.execPath];
+  const ownEnv = isService ? { ...settings.serviceEnv, ...(name === 'baseline' ? settings.baselineEnv : {}) } : {};
+  // A service build is found on the port chosen here and is ready at its first /readyz 200, so it needs no
+  // listening line: one that logs below info (LOG_LEVEL=warn, what the request log costs) is measured too.
+  const port = isService ? await freePort() : 0;
   const spawned = performance.now();
   const child = spawn(command!, [...prefixArgs, ...profile, '--expose-gc', '--import', PROBE, entry], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...(isService ? settings.serviceEnv : {}) },
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...ownEnv },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
+  const output = watchOutput(name, child);
   let url: string;
-  let listeningMs: number;
+  let listeningMs = NaN;
+  let readyMs: number;
   try {
-    url = await listeningUrl(name, child);
-    listeningMs = performance.now() - spawned;
-    if (isService) await untilReady(url);
+    if (isService) {
+      url = `http://127.0.0.1:${port}`;
+      void output.listening.then(() => (listeningMs = performance.now() - spawned), () => undefined);
+      await Promise.race([untilReady(url), output.exited]);
+      readyMs = performance.now() - spawned;
+      // The line is flushed right after listening, so it is seldom behind /readyz; below info it never comes.
+      await Promise.race([output.listening, sleep(1000)]);
+    } else {
+      url = await Promise.race([output.listening, output.exited]);
+      listeningMs = readyMs = performance.now() - spawned;
+    }
   } catch (error) {
     // A server that never got ready would keep the harness alive, waiting on its pipes.
     child.kill('SIGKILL');
     throw error;
+  } finally {
+    output.stopWatching();
   }
   return {
     name,
     url,
     pid: child.pid!,
     listeningMs,
-    readyMs: isService ? performance.now() - spawned : listeningMs,
+    readyMs,
     loopDelay: async () => ((await ask(child, 'loop')) as { loop: LoopDelay }).loop,
     fullGc: async () => void (await ask(child, 'gc')),
     stop: async () => {
@@ -90,27 +109,58 @@ export async function startServer(name: ServerName, settings: StartSettings): Pr
   };
 }
 
+interface OutputWatch {
+  /** The URL of the listening line; pending until it is printed. */
+  readonly listening: Promise<string>;
+  /** Rejects when the child exits (or prints nothing useful for 10 s) before it is ready. */
+  readonly exited: Promise<never>;
+  /** From now on the output is read and dropped undecoded. */
+  stopWatching(): void;
+}
+
 // Keeps reading both pipes for the child's whole life: a full pipe would stall a server that logs. Once the
-// listening line is seen, what follows is read and dropped undecoded: the harness shares its core with the
-// load generator, and decoding and searching the service's request log (3 MB/s at peak) slowed the generator
-// in the service's runs only.
-function listeningUrl(name: string, child: ChildProcess): Promise<string> {
+// server is ready, what follows is read and dropped undecoded: the harness shares its core with the load
+// generator, and decoding and searching the service's request log (3 MB/s at peak) slowed the generator in
+// the service's runs only.
+function watchOutput(name: string, child: ChildProcess): OutputWatch {
   let output = '';
-  return new Promise((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output = (output + chunk.toString()).slice(-4000);
-      const match = LISTENING.exec(output);
-      if (match === null) return;
+  let found: (url: string) => void = () => undefined;
+  const listening = new Promise<string>((resolve) => (found = resolve));
+  const onData = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-4000);
+    const match = LISTENING.exec(output);
+    if (match !== null) found((match[1] ?? match[2])!);
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  let timer: NodeJS.Timeout | undefined;
+  const exited = new Promise<never>((_, reject) => {
+    child.once('exit', (code) => reject(new Error(`${name} exited (${code}) before it was ready:\n${output}`)));
+    timer = setTimeout(() => reject(new Error(`${name} was not ready in 10 s:\n${output}`)), 10_000);
+  });
+  exited.catch(() => undefined);
+  return {
+    listening,
+    exited,
+    stopWatching: () => {
+      clearTimeout(timer);
       for (const stream of [child.stdout!, child.stderr!]) {
         stream.off('data', onData);
         stream.resume();
       }
-      resolve((match[1] ?? match[2])!);
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`${name} exited (${code}) before listening:\n${output}`)));
-    setTimeout(() => reject(new Error(`${name} did not print its listening line in 10 s:\n${output}`)), 10_000).unref();
+    },
+  };
+}
+
+/** A port nothing listens on now (the kernel's pick), for a server that is told its port. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
   });
 }
 

@@ -70,3 +70,42 @@ describe('npm run bench (smoke)', () => {
     expect(stdout).toContain('### MongoDB round trips (service, peak runs)\nn/a: the service ran on memory storage');
   });
 });
+
+// What one feature costs: this build again as the baseline, with the request log off. It logs no listening
+// line, so the harness must find it on the port it chose and wait for /readyz.
+describe('npm run bench --baseline dist --baseline-env (smoke)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-smoke-'));
+  const jsonFile = join(dir, 'figures.json');
+  let stdout = '';
+  let stderr = '';
+  let figures: Figures;
+
+  beforeAll(async () => {
+    const args = ['dist/bench/run.js', '--pets', '50', '--rounds', '1', '--duration', '0.2', '--warmup', '0', '--startups', '0', '--connections', '2'];
+    const experiment = ['--servers', 'node:http', '--workloads', 'get', '--no-half-peak', '--baseline', 'dist', '--baseline-env', 'LOG_LEVEL=warn'];
+    const output = await run(process.execPath, [...args, ...experiment, '--json', jsonFile], { cwd: root });
+    // Progress and the EXPERIMENT warning go to stderr, the tables to stdout.
+    stdout = output.stdout;
+    stderr = output.stderr;
+    figures = JSON.parse(readFileSync(jsonFile, 'utf8')) as Figures;
+  }, 120_000);
+
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('says the run is an experiment and which settings of the baseline differ', () => {
+    expect(stderr).toContain(`EXPERIMENT: the baseline build's settings differ: {"LOG_LEVEL":"warn"}`);
+  });
+
+  it('measures the baseline build beside the service, though it never logs that it listens', () => {
+    const [get] = figures.workloads;
+    expect(Object.keys(get!.servers).sort()).toEqual(['baseline', 'node:http', 'service']);
+    for (const [name, { errors, non2xx }] of Object.entries(get!.servers)) expect({ name, errors, non2xx }).toEqual({ name, errors: 0, non2xx: 0 });
+    // No listening line: the start-up table says so rather than inventing a figure; ready is still timed.
+    expect(stdout).toMatch(/\| baseline build \| - \| \d+ \|/);
+  });
+
+  it('refuses --baseline-env without --baseline', async () => {
+    const args = ['dist/bench/run.js', '--baseline-env', 'LOG_LEVEL=warn'];
+    await expect(run(process.execPath, args, { cwd: root })).rejects.toThrow(/--baseline-env needs --baseline/);
+  });
+});
