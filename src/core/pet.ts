@@ -22,11 +22,22 @@ export interface Pet extends NewPet {
 
 /**
  * The NewPet members of `pet`, copied field by field: whatever else the input carries (a client's `id`, a
- * `__proto__` key) never travels further. Every adapter builds pets through it, so a new field is added here once.
+ * `__proto__` key) never travels further. Every adapter builds pets through it or petOf, so a new field is
+ * added here once.
  */
 export function newPetOf(pet: NewPet): NewPet {
   const { name, categoryId, status } = pet;
   return status === undefined ? { name, categoryId } : { name, categoryId, status };
+}
+
+/**
+ * The pet `id` names, with the NewPet members of `pet`, written as one literal: `{ id, ...newPetOf(pet) }`
+ * gives V8 an object with two members inside it and the rest in a separate property array, one more heap
+ * object for every stored pet to keep, mark and read through.
+ */
+export function petOf(id: PetId, pet: NewPet): Pet {
+  const { name, categoryId, status } = pet;
+  return status === undefined ? { id, name, categoryId } : { id, name, categoryId, status };
 }
 
 export function isPetStatus(value: unknown): value is PetStatus {

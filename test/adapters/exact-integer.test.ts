@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exactInteger } from '../../src/adapters/http/json.js';
+import { exactInteger, parseExactJson } from '../../src/adapters/http/json.js';
 
 describe('exactInteger', () => {
   it.each([
@@ -13,6 +13,16 @@ describe('exactInteger', () => {
     'reads %s as no integer (a fraction, not a numeral, or far beyond int64)',
     (text) => {
       expect(exactInteger(text)).toBeUndefined();
+    },
+  );
+});
+
+describe('parseExactJson, small integers', () => {
+  // Small ones come from a table of shared bigints: the edges of the table and either side of it.
+  it.each([['0', 0n], ['-0', 0n], ['1', 1n], ['1023', 1023n], ['1024', 1024n], ['-1', -1n], ['999999999999999', 999999999999999n]])(
+    'reads %s as the bigint %s',
+    (text, value) => {
+      expect(parseExactJson(`{"categoryId":${text}}`)).toStrictEqual({ categoryId: value });
     },
   );
 });

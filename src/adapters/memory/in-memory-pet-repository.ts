@@ -1,4 +1,4 @@
-import { newPetOf, type NewPet, type Pet, type PetId, type PetStatus } from '../../core/pet.js';
+import { petOf, type NewPet, type Pet, type PetId, type PetStatus } from '../../core/pet.js';
 import type { AddOptions, PetListQuery, PetRepository } from '../../ports/pet-repository.js';
 
 /**
@@ -16,7 +16,7 @@ export class InMemoryPetRepository implements PetRepository {
     const created = creationKey === undefined ? undefined : this.byCreationKey.get(creationKey);
     if (created !== undefined) return created;
     this.lastId += 1n;
-    const pet: Pet = { id: this.lastId, ...newPetOf(newPet) };
+    const pet = petOf(this.lastId, newPet);
     this.all.push(pet);
     if (pet.status !== undefined) this.statusIndex(pet.status).push(pet);
     if (creationKey !== undefined) this.byCreationKey.set(creationKey, pet);
