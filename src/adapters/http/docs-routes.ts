@@ -24,7 +24,7 @@ async function load(name: string, asset: DocsAsset): Promise<LoadedAsset> {
   return result;
 }
 
-/** Replaces the JSON API's CSP (set by requestContext) with the page's, and says how long to cache. */
+/** The page's CSP instead of the JSON API's (the request frame adds its own only where a route set none), and how long to cache. */
 function setDocsHeaders(ctx: Context, cacheControl: string): void {
   ctx.set('Content-Security-Policy', DOCS_CSP);
   ctx.set('Cache-Control', cacheControl);
