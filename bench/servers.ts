@@ -74,12 +74,12 @@ export async function startServer(name: ServerName, settings: StartSettings): Pr
     if (isService) {
       url = `http://127.0.0.1:${port}`;
       void output.listening.then(() => (listeningMs = performance.now() - spawned), () => undefined);
-      await Promise.race([untilReady(url), output.exited]);
+      await Promise.race([untilReady(url), output.failed]);
       readyMs = performance.now() - spawned;
       // The line is flushed right after listening, so it is seldom behind /readyz; below info it never comes.
       await Promise.race([output.listening, sleep(1000)]);
     } else {
-      url = await Promise.race([output.listening, output.exited]);
+      url = await Promise.race([output.listening, output.failed]);
       listeningMs = readyMs = performance.now() - spawned;
     }
   } catch (error) {
@@ -112,8 +112,8 @@ export async function startServer(name: ServerName, settings: StartSettings): Pr
 interface OutputWatch {
   /** The URL of the listening line; pending until it is printed. */
   readonly listening: Promise<string>;
-  /** Rejects when the child exits (or prints nothing useful for 10 s) before it is ready. */
-  readonly exited: Promise<never>;
+  /** Rejects when the child exits, or is not ready within 10 s. */
+  readonly failed: Promise<never>;
   /** From now on the output is read and dropped undecoded. */
   stopWatching(): void;
 }
@@ -134,14 +134,14 @@ function watchOutput(name: string, child: ChildProcess): OutputWatch {
   child.stdout!.on('data', onData);
   child.stderr!.on('data', onData);
   let timer: NodeJS.Timeout | undefined;
-  const exited = new Promise<never>((_, reject) => {
+  const failed = new Promise<never>((_, reject) => {
     child.once('exit', (code) => reject(new Error(`${name} exited (${code}) before it was ready:\n${output}`)));
     timer = setTimeout(() => reject(new Error(`${name} was not ready in 10 s:\n${output}`)), 10_000);
   });
-  exited.catch(() => undefined);
+  failed.catch(() => undefined);
   return {
     listening,
-    exited,
+    failed,
     stopWatching: () => {
       clearTimeout(timer);
       for (const stream of [child.stdout!, child.stderr!]) {

@@ -84,9 +84,11 @@ function plainMembers(text: string): number | undefined {
 // The memory store keeps every pet's categoryId. Category ids are few and small, so each small value's bigint
 // is made once and shared (a bigint cannot change) instead of one more heap object per stored pet to mark.
 const SHARED_BIGINTS = Array.from({ length: 1024 }, (_, n) => BigInt(n));
+const bigIntOf = (value: number): bigint =>
+  Number.isInteger(value) && value >= 0 && value < SHARED_BIGINTS.length ? SHARED_BIGINTS[value]! : BigInt(value);
 
 function withBigInts(value: unknown, counted: { members: number }): unknown {
-  if (typeof value === 'number') return Number.isInteger(value) && value >= 0 && value < SHARED_BIGINTS.length ? SHARED_BIGINTS[value]! : BigInt(value);
+  if (typeof value === 'number') return bigIntOf(value);
   if (typeof value !== 'object' || value === null) return value;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {

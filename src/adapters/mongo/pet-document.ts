@@ -1,4 +1,4 @@
-import { isInt64, isPetStatus, newPetOf, type NewPet, type Pet, type PetId, type PetStatus } from '../../core/pet.js';
+import { isInt64, isPetStatus, newPetOf, petOf, type NewPet, type Pet, type PetId, type PetStatus } from '../../core/pet.js';
 
 /** A pet as stored: the id is `_id`, int64 fields are BSON 64-bit integers (bigint with useBigInt64). */
 export interface PetDocument {
@@ -26,7 +26,7 @@ export function toPet(document: object): Pet {
   if (id === undefined || categoryId === undefined || typeof name !== 'string' || (status !== undefined && !isPetStatus(status))) {
     throw new Error(`The stored pet ${String(_id)} is malformed`);
   }
-  return status === undefined ? { id, name, categoryId } : { id, name, categoryId, status };
+  return petOf(id, { name, categoryId, status });
 }
 
 // Written by this adapter, int64 fields are always bigint; an int32 written by other tools reads as a number.
