@@ -56,6 +56,7 @@ export function createHttpApp(deps: HttpAppDeps): Koa {
       onUnexpectedError: deps.onUnexpectedError,
     }),
   );
+  // The frame runs a matched route itself (route-dispatch.ts); what it cannot (404, 405, OPTIONS) comes here.
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;

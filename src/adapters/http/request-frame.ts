@@ -14,6 +14,7 @@ import { GET_PET_DEPRECATION_HEADERS, isGetPet } from './deprecation.js';
 import { bareStatusError, isUnexpected, toErrorResponse } from './error-responses.js';
 import { routeTemplate, type RequestObserver } from './observe-requests.js';
 import type { RequestLine } from './request-line-writer.js';
+import { routeDispatcher } from './route-dispatch.js';
 import { SECURITY_HEADERS } from './request-context.js';
 import type { Reply } from './send-json.js';
 
@@ -21,7 +22,7 @@ export interface FrameDeps {
   readonly catalog: PetCatalog;
   readonly rateLimits: RateLimits;
   readonly observer: RequestObserver;
-  /** Labels requests stopped before routing (401, 405) by route template. */
+  /** Dispatches the routes (route-dispatch.ts); labels requests stopped before routing (401, 405) by route template. */
   readonly router: Router;
   /** Exact origins allowed to call from a browser; empty means CORS is off. */
   readonly corsOrigins: readonly string[];
@@ -60,6 +61,7 @@ const IN_FLIGHT = Symbol('request in flight');
  */
 export function requestFrame(deps: FrameDeps) {
   const corsOrigins = deps.corsOrigins.length > 0 ? new Set(deps.corsOrigins) : undefined;
+  const dispatchRoute = routeDispatcher(deps.router);
   return async function frame(ctx: Context, next: Next): Promise<void> {
     // 1. Identify and time the request; remember it on its connection for the server's timeout answer.
     const req = ctx.req;
@@ -72,8 +74,8 @@ export function requestFrame(deps: FrameDeps) {
       // 2. CORS, then the key and its quota (before routing, so a caller without a key learns nothing else).
       if (corsOrigins === undefined || !applyCors(ctx, corsOrigins)) {
         if (needsKey(path)) state.apiKeyId = authenticateRequest(ctx, deps.catalog, deps.rateLimits, state.clientAddress);
-        // 3. The route (listPets reads its query through query.ts, bounded: issue 11, D1).
-        await next();
+        // 3. The route (listPets reads its query through query.ts, bounded: issue 11, D1); next() when none.
+        await dispatchRoute(ctx, path, next);
       }
       if (state.reply === undefined) {
         const bare = bareStatusError(ctx);
