@@ -7,7 +7,8 @@ import { captureLogs } from '../support/log-capture.js';
 
 const nullable = <T>(arbitrary: fc.Arbitrary<T>) => fc.option(arbitrary, { nil: null });
 const requestLines: fc.Arbitrary<RequestLine> = fc.record({
-  requestId: fc.oneof(fc.uuid(), fc.stringMatching(/^[\w.:-]{1,128}$/)),
+  // What the frame gives (a UUID, or a client's id of [\w.:-]), and texts that need escaping, which it never gives.
+  requestId: fc.oneof(fc.uuid(), fc.stringMatching(/^[\w.:-]{1,128}$/), fc.string({ unit: 'grapheme', maxLength: 30 }), fc.constantFrom('a"b', 'a\\b', 'tab\there', '')),
   method: nullable(fc.constantFrom('GET', 'POST', 'DELETE', 'M-SEARCH')),
   route: nullable(fc.constantFrom('/v1/pets', '/v1/pets/:petId', '/healthz', 'a "quoted" \\ route')),
   status: fc.integer({ min: 100, max: 599 }),
