@@ -2,7 +2,7 @@ import type { LoadResult } from './load.js';
 import { commandsBetween, readMongoCommands, type CommandCounts } from './mongo-commands.js';
 import type { LoopDelay } from './server-probe.js';
 import { cpuSeconds, runQueueWaitNs } from './proc-stats.js';
-import type { BenchServer } from './servers.js';
+import type { BenchServer, MachineProbe } from './servers.js';
 
 /** One timed run of a workload on one server, with what the server reported around it. */
 export interface Measurement extends LoadResult {
@@ -14,6 +14,8 @@ export interface Measurement extends LoadResult {
   readonly clientWaitPct: number;
   /** The server's event-loop delay over the run alone. */
   readonly loop: LoopDelay;
+  /** Over the same run, an idle process's on the same CPU: the machine's own stalls (null without the probe). */
+  readonly machineLoop: LoopDelay | null;
   /** MongoDB commands the service sent during the run; null when /metrics does not count them; absent for yardsticks. */
   readonly mongoCommands?: CommandCounts | null;
 }
@@ -23,13 +25,19 @@ export interface Measurement extends LoadResult {
  * MongoDB command counter), the event-loop monitor (reset at the start), the server's CPU time, and how
  * long server and load generator waited for a CPU. The `idle` servers are paused (SIGSTOP) while it runs.
  */
-export async function measure<R extends LoadResult>(server: BenchServer, load: () => Promise<R>, idle: readonly BenchServer[] = []): Promise<R & Measurement> {
+export async function measure<R extends LoadResult>(
+  server: BenchServer,
+  load: () => Promise<R>,
+  idle: readonly BenchServer[] = [],
+  machine?: MachineProbe,
+): Promise<R & Measurement> {
   const isService = server.name === 'service';
   // The generator's own garbage from the run before (autocannon keeps every latency) is collected now, not
   // by a major GC in the middle of this run: its marking threads share the generator's one core.
   collectGarbage();
   const mongoBefore = isService ? await readMongoCommands(server.url) : null;
   await server.loopDelay();
+  await machine?.loopDelay();
   const cpuBefore = cpuSeconds(server.pid);
   const waitBefore = runQueueWaitNs(server.pid);
   const clientWaitBefore = runQueueWaitNs(process.pid);
@@ -48,9 +56,10 @@ export async function measure<R extends LoadResult>(server: BenchServer, load: (
   const cpuWaitPct = waitPct(waitBefore, server.pid);
   const clientWaitPct = waitPct(clientWaitBefore, process.pid);
   const loop = await server.loopDelay();
+  const machineLoop = (await machine?.loopDelay()) ?? null;
   const cpuUsPerReq = (cpu * 1e6) / Math.max(1, result.requests);
-  if (!isService) return { ...result, cpuUsPerReq, cpuWaitPct, clientWaitPct, loop };
-  return { ...result, cpuUsPerReq, cpuWaitPct, clientWaitPct, loop, mongoCommands: commandsBetween(mongoBefore, await readMongoCommands(server.url)) };
+  if (!isService) return { ...result, cpuUsPerReq, cpuWaitPct, clientWaitPct, loop, machineLoop };
+  return { ...result, cpuUsPerReq, cpuWaitPct, clientWaitPct, loop, machineLoop, mongoCommands: commandsBetween(mongoBefore, await readMongoCommands(server.url)) };
 }
 
 /** A full GC of this process when node runs with --expose-gc (npm run bench does); otherwise nothing. */

@@ -14,6 +14,8 @@ export interface Summary {
   readonly clientWaitPct: number;
   /** Longest event-loop stall in any round, ms. */
   readonly loopMaxMs: number;
+  /** Longest stall of the idle process on the same CPU over the same rounds (the machine's), ms; NaN without it. */
+  readonly machineLoopMaxMs: number;
   readonly errors: number;
   readonly non2xx: number;
   readonly requests: number;
@@ -38,6 +40,8 @@ export type PacedMeasurement = Measurement & { readonly lateMs: number };
 export type HalfPeakSummary = PacedMeasurement & {
   /** Longest event-loop stall in any round, ms. */
   readonly loopMaxMs: number;
+  /** Longest stall of the idle process on the same CPU over the same rounds, ms; NaN without it. */
+  readonly machineLoopMaxMs: number;
   readonly rounds: readonly PacedMeasurement[];
 };
 
@@ -52,7 +56,11 @@ export interface HalfPeakFigures {
 /** The round whose p99 is the median (the higher of the two middle ones for an even count). */
 export function medianRound(rounds: readonly PacedMeasurement[]): HalfPeakSummary {
   const byP99 = [...rounds].sort((a, b) => a.p99 - b.p99);
-  return { ...byP99[byP99.length >> 1]!, loopMaxMs: Math.max(...rounds.map((m) => m.loop.maxMs)), rounds };
+  return { ...byP99[byP99.length >> 1]!, loopMaxMs: Math.max(...rounds.map((m) => m.loop.maxMs)), machineLoopMaxMs: machineLoopMax(rounds), rounds };
+}
+
+function machineLoopMax(rounds: readonly Measurement[]): number {
+  return rounds.some((m) => m.machineLoop === null) ? NaN : Math.max(...rounds.map((m) => m.machineLoop!.maxMs));
 }
 
 export function summarize(rounds: readonly Measurement[]): Summary {
@@ -69,6 +77,7 @@ export function summarize(rounds: readonly Measurement[]): Summary {
     cpuWaitPct: med((m) => m.cpuWaitPct),
     clientWaitPct: med((m) => m.clientWaitPct),
     loopMaxMs: Math.max(...rounds.map((m) => m.loop.maxMs)),
+    machineLoopMaxMs: machineLoopMax(rounds),
     errors: sum((m) => m.errors),
     non2xx: sum((m) => m.non2xx),
     requests: sum((m) => m.requests),

@@ -3,7 +3,7 @@ import type { BenchOptions } from './options.js';
 import { firePaced } from './paced-load.js';
 import { measure, type Measurement } from './phase.js';
 import { medianRound, summarize, type HalfPeakFigures, type PacedMeasurement, type PerServer, type WorkloadFigures } from './report.js';
-import type { ServerName } from './servers.js';
+import type { MachineProbe, ServerName } from './servers.js';
 import type { Target, Workload } from './workloads.js';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -19,10 +19,16 @@ interface Plan {
  * round the servers take turns per workload, and who goes first rotates every round, so drift on a noisy
  * machine hits them all alike.
  */
-export async function runRounds(targets: readonly Target[], workloads: readonly Workload[], options: BenchOptions, apiKey: string): Promise<WorkloadFigures[]> {
+export async function runRounds(
+  targets: readonly Target[],
+  workloads: readonly Workload[],
+  options: BenchOptions,
+  apiKey: string,
+  machine?: MachineProbe,
+): Promise<WorkloadFigures[]> {
   const plans = workloads.map((workload) => plan(workload, targets));
   const peak = (target: Target, source: RequestSource, duration: number) =>
-    measure(target.server, () => fire({ url: target.server.url, apiKey, connections: options.connections, duration, source }), othersThan(target, targets));
+    measure(target.server, () => fire({ url: target.server.url, apiKey, connections: options.connections, duration, source }), othersThan(target, targets), machine);
   if (options.warmup > 0) {
     log(`warm-up: ${options.warmup} s per workload and server`);
     for (const { requests } of plans) for (const [target, source] of requests) await peak(target, source, options.warmup);
@@ -35,7 +41,7 @@ export async function runRounds(targets: readonly Target[], workloads: readonly 
         const name = target.server.name;
         runs[i]!.set(name, [...(runs[i]!.get(name) ?? []), result]);
         log(`round ${round} ${workload.name} ${name}: ${result.reqPerSec.toFixed(0)} req/s, p99 ${result.p99.toFixed(2)} ms, ` +
-          `${result.cpuUsPerReq.toFixed(0)} µs CPU/req, waited ${result.cpuWaitPct.toFixed(0)}% for CPU (client ${result.clientWaitPct.toFixed(0)}%), loop max ${result.loop.maxMs.toFixed(1)} ms, ${result.errors} errors, ${result.non2xx} non-2xx`);
+          `${result.cpuUsPerReq.toFixed(0)} µs CPU/req, waited ${result.cpuWaitPct.toFixed(0)}% for CPU (client ${result.clientWaitPct.toFixed(0)}%), loop max ${result.loop.maxMs.toFixed(1)} ms${machineStall(result)}, ${result.errors} errors, ${result.non2xx} non-2xx`);
       }
     }
   }
@@ -53,7 +59,14 @@ export async function runRounds(targets: readonly Target[], workloads: readonly 
  * every server, yardsticks included, read 50 to 250 ms) should not decide the figure, and every round's
  * p99 is printed beside it.
  */
-export async function runHalfPeak(targets: readonly Target[], workloads: readonly Workload[], peak: readonly WorkloadFigures[], options: BenchOptions, apiKey: string): Promise<HalfPeakFigures[]> {
+export async function runHalfPeak(
+  targets: readonly Target[],
+  workloads: readonly Workload[],
+  peak: readonly WorkloadFigures[],
+  options: BenchOptions,
+  apiKey: string,
+  machine?: MachineProbe,
+): Promise<HalfPeakFigures[]> {
   const plans = workloads.map((workload, i) => {
     const servicePeak = peak[i]!.servers.service?.reqPerSec ?? NaN;
     const planned = plan(workload, targets);
@@ -70,10 +83,10 @@ export async function runHalfPeak(targets: readonly Target[], workloads: readonl
         // Unrecorded, as before the peak rounds: the switch from the peak's connections and request shapes to the
         // paced ones (new sockets, other headers) cost whoever ran first up to 200 ms of p99 in its first second.
         if (options.warmup > 0) await paced(options.warmup);
-        const result = await measure(server, () => paced(options.duration), othersThan(target, targets));
+        const result = await measure(server, () => paced(options.duration), othersThan(target, targets), machine);
         runs[i]!.set(server.name, [...(runs[i]!.get(server.name) ?? []), result]);
         log(`half-peak round ${round} ${workload.name} ${server.name} at ${rate} req/s: p99 ${result.p99.toFixed(2)} ms, max ${result.max.toFixed(2)} ms, ` +
-          `loop max ${result.loop.maxMs.toFixed(1)} ms, server CPU ${((result.reqPerSec * result.cpuUsPerReq) / 1e4).toFixed(0)}%, ` +
+          `loop max ${result.loop.maxMs.toFixed(1)} ms${machineStall(result)}, server CPU ${((result.reqPerSec * result.cpuUsPerReq) / 1e4).toFixed(0)}%, ` +
           `waited ${result.cpuWaitPct.toFixed(0)}% for CPU (client ${result.clientWaitPct.toFixed(0)}%, ` +
           `${result.lateMs.toFixed(0)} ms behind at worst), ${result.errors} errors, ${result.non2xx} non-2xx`);
       }
@@ -86,6 +99,9 @@ export async function runHalfPeak(targets: readonly Target[], workloads: readonl
     servers: Object.fromEntries([...runs[i]!].map(([name, rounds]) => [name, medianRound(rounds)])) as HalfPeakFigures['servers'],
   }));
 }
+
+const machineStall = (result: Measurement) =>
+  result.machineLoop === null ? '' : ` (idle process on its CPU: ${result.machineLoop.maxMs.toFixed(1)} ms)`;
 
 const othersThan = (target: Target, targets: readonly Target[]) => targets.filter((t) => t !== target).map((t) => t.server);
 

@@ -6,7 +6,7 @@ import { coldStarts, startFleet, stopFleet } from './fleet.js';
 import { parseOptions, USAGE, type BenchOptions } from './options.js';
 import { freshDbName, startMongoServer } from '../test/support/mongo-server.js';
 import { scaleRun } from './scale-run.js';
-import type { ServerName, StartSettings } from './servers.js';
+import { startMachineProbe, type ServerName, type StartSettings } from './servers.js';
 import { throughputRun } from './throughput-run.js';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -40,9 +40,11 @@ async function main(options: BenchOptions, mongoUrl: string | undefined): Promis
   const names: readonly ServerName[] = options.scale === undefined ? ['service', ...baseline, ...options.yardsticks] : ['service', 'node:http'];
   const coldStartsMs = options.scale === undefined ? await coldStarts(options.startups, settings) : [];
   const servers = await startFleet(names, settings);
+  // Stalls of an idle process on the servers' CPU, read beside every run: the machine's share of theirs.
+  const machineProbe = options.scale === undefined ? await startMachineProbe(settings.prefix) : undefined;
   try {
     const report = options.scale === undefined
-      ? await throughputRun(servers, options, apiKey, coldStartsMs)
+      ? await throughputRun(servers, options, apiKey, coldStartsMs, machineProbe)
       : await scaleRun(servers, options.scale, options, apiKey);
     const cpus = os.cpus();
     const machine = { cpus: cpus.length, cpuModel: cpus[0]?.model, node: process.version, platform: `${os.platform()} ${os.release()}`, loadAverage: os.loadavg(), pinning: pinning.note };
@@ -54,6 +56,7 @@ async function main(options: BenchOptions, mongoUrl: string | undefined): Promis
       process.exitCode = 1;
     }
   } finally {
+    await machineProbe?.stop();
     await stopFleet(servers);
   }
 }

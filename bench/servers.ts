@@ -109,6 +109,30 @@ export async function startServer(name: ServerName, settings: StartSettings): Pr
   };
 }
 
+/** An idle process on the servers' CPU whose event-loop stalls are the machine's (idle-probe.ts). */
+export interface MachineProbe {
+  /** Its event loop's delay since the previous call. */
+  loopDelay(): Promise<LoopDelay>;
+  stop(): Promise<void>;
+}
+
+export async function startMachineProbe(prefix: readonly string[]): Promise<MachineProbe> {
+  const [command, ...prefixArgs] = [...prefix, process.execPath];
+  const entry = fileURLToPath(new URL('./idle-probe.js', import.meta.url));
+  const child = spawn(command!, [...prefixArgs, '--import', PROBE, entry], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  // Its first answer says it is up; the histogram starts over with it.
+  await ask(child, 'loop');
+  return {
+    loopDelay: async () => ((await ask(child, 'loop')) as { loop: LoopDelay }).loop,
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
 interface OutputWatch {
   /** The URL of the listening line; pending until it is printed. */
   readonly listening: Promise<string>;

@@ -68,9 +68,12 @@ export function loopTable(peak: readonly WorkloadFigures[], halfPeak: readonly H
   const worst = (values: readonly (number | undefined)[]) => Math.max(...values.filter((v): v is number => v !== undefined));
   const rows = names.map((name) => [LABELS[name],
     fixed(worst(peak.map((f) => f.servers[name]?.loopMaxMs)), 1),
+    fixed(worst(peak.map((f) => f.servers[name]?.machineLoopMaxMs)), 1),
     fixed(worst(halfPeak.map((f) => f.servers[name]?.loopMaxMs)), 1),
+    fixed(worst(halfPeak.map((f) => f.servers[name]?.machineLoopMaxMs)), 1),
     fixed(worst(halfPeak.map((f) => f.servers[name]?.p99)), 2)]);
-  return table(['Server', 'Longest event-loop stall, peak runs (ms)', 'Longest stall, half-peak runs (ms)', 'Highest half-peak p99 of any workload (median round, ms)'], rows);
+  return table(['Server', 'Longest event-loop stall, peak runs (ms)', 'Idle process on the same CPU, same runs (ms)',
+    'Longest stall, half-peak runs (ms)', 'Idle process, same runs (ms)', 'Highest half-peak p99 of any workload (median round, ms)'], rows);
 }
 
 /** Start-up of each server in this run, and the service's extra cold starts. */

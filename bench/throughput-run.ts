@@ -3,7 +3,7 @@ import type { BenchOptions } from './options.js';
 import { failures, fixed, mib, table, type PerServer } from './report.js';
 import { runHalfPeak, runRounds } from './rounds.js';
 import { memory } from './proc-stats.js';
-import type { BenchServer, ServerName } from './servers.js';
+import type { BenchServer, MachineProbe, ServerName } from './servers.js';
 import { halfPeakTable, LABELS, loopTable, mongoTable, peakTable, ratioTable, startupTable } from './tables.js';
 import { WORKLOADS } from './workloads.js';
 
@@ -14,13 +14,19 @@ export interface RunReport {
 }
 
 /** The normal run: every workload at peak on every server, then at half the service's peak, then the tables. */
-export async function throughputRun(servers: PerServer<BenchServer>, options: BenchOptions, apiKey: string, coldStartsMs: readonly number[]): Promise<RunReport> {
+export async function throughputRun(
+  servers: PerServer<BenchServer>,
+  options: BenchOptions,
+  apiKey: string,
+  coldStartsMs: readonly number[],
+  machine?: MachineProbe,
+): Promise<RunReport> {
   const names = Object.keys(servers) as ServerName[];
   const loadRate = await preloadAll(servers, apiKey, 1, options.pets);
   const targets = await targetsAt(servers, apiKey, options.pets);
   const workloads = WORKLOADS.filter((workload) => options.workloads.includes(workload.key));
-  const peak = await runRounds(targets, workloads, options, apiKey);
-  const halfPeak = options.halfPeak ? await runHalfPeak(targets, workloads, peak, options, apiKey) : [];
+  const peak = await runRounds(targets, workloads, options, apiKey, machine);
+  const halfPeak = options.halfPeak ? await runHalfPeak(targets, workloads, peak, options, apiKey, machine) : [];
   const peakRss = Object.fromEntries(names.map((name) => [name, memory(servers[name]!.pid).peakRss])) as PerServer<number>;
   const markdown = [
     `### Peak: ${options.connections} connections, closed loop; medians of ${options.rounds} round(s) of ${options.duration} s`,
