@@ -16,13 +16,14 @@ const END_OF_CHAIN: Next = () => Promise.resolve();
  * `test/http/route-dispatch.test.ts` holds this to what router.routes() would have done.
  */
 export function routeDispatcher(router: Router) {
-  return function dispatchRoute(ctx: Context, path: string, next: Next): Promise<void> {
+  // A handler may be synchronous (the health routes): the frame awaits whatever it returns.
+  return function dispatchRoute(ctx: Context, path: string, next: Next): Promise<void> | void {
     const route = soleRoute(router.match(path, ctx.req.method ?? ''));
     if (route === undefined) return next();
     ctx.params = route.params(path, route.captures(path));
     // Read by the request log and the metrics (observe-requests.ts), as routes() would have set it.
     (ctx as { _matchedRoute?: string | RegExp })._matchedRoute = route.path;
-    return route.stack[0]!(ctx as Parameters<Route['stack'][number]>[0], END_OF_CHAIN) as Promise<void>;
+    return route.stack[0]!(ctx as Parameters<Route['stack'][number]>[0], END_OF_CHAIN) as Promise<void> | void;
   };
 }
 
