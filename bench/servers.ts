@@ -95,17 +95,9 @@ export async function startServer(name: ServerName, settings: StartSettings): Pr
     pid: child.pid!,
     listeningMs,
     readyMs,
-    loopDelay: async () => ((await ask(child, 'loop')) as { loop: LoopDelay }).loop,
+    loopDelay: () => loopDelayOf(child),
     fullGc: async () => void (await ask(child, 'gc')),
-    stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      // Generous: a profiled service writes its .cpuprofile on the way out.
-      const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(kill);
-    },
+    stop: () => stopChild(child),
   };
 }
 
@@ -122,15 +114,19 @@ export async function startMachineProbe(prefix: readonly string[]): Promise<Mach
   const child = spawn(command!, [...prefixArgs, '--import', PROBE, entry], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   // Its first answer says it is up; the histogram starts over with it.
   await ask(child, 'loop');
-  return {
-    loopDelay: async () => ((await ask(child, 'loop')) as { loop: LoopDelay }).loop,
-    stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
+  return { loopDelay: () => loopDelayOf(child), stop: () => stopChild(child) };
+}
+
+const loopDelayOf = async (child: ChildProcess): Promise<LoopDelay> => ((await ask(child, 'loop')) as { loop: LoopDelay }).loop;
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  // Generous: a profiled service writes its .cpuprofile on the way out.
+  const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(kill);
 }
 
 interface OutputWatch {
