@@ -1,66 +1,78 @@
 import { petOf, type NewPet, type Pet, type PetId, type PetStatus } from '../../core/pet.js';
 import type { AddOptions, PetListQuery, PetRepository } from '../../ports/pet-repository.js';
+import { PetColumns, RecordList } from './pet-columns.js';
 
 /**
- * Pets in process memory. Ids are handed out in ascending order, so appending keeps every array
- * sorted by id: one array for all pets and one per status act as ordered indexes, and every read is a
- * binary search plus a slice, whatever the store size.
+ * Pets in process memory, in columns off the JS heap (pet-columns.ts). Ids are 1, 2, 3... in the order pets
+ * are added and nothing is deleted, so pet `id` is record `id - 1`: a read is an index, and "after id n" is
+ * record n onwards. One ordered list of records per status serves the status filter.
+ *
+ * A pet read is built once and kept, so a pet read again is the same object (json.ts remembers its JSON by
+ * it); a pet only ever written stays a record, and costs the garbage collector nothing.
  */
 export class InMemoryPetRepository implements PetRepository {
-  private lastId: PetId = 0n;
-  private readonly all: Pet[] = [];
-  private readonly byStatus = new Map<PetStatus, Pet[]>();
-  private readonly byCreationKey = new Map<string, Pet>();
+  private readonly columns = new PetColumns();
+  /** The Pet object of each record read so far, by record; undefined for records never read. */
+  private readonly read: (Pet | undefined)[] = [];
+  private readonly byStatus = new Map<PetStatus, RecordList>();
+  private readonly byCreationKey = new Map<string, number>();
 
   async add(newPet: NewPet, { creationKey }: AddOptions = {}): Promise<Pet> {
     const created = creationKey === undefined ? undefined : this.byCreationKey.get(creationKey);
-    if (created !== undefined) return created;
-    this.lastId += 1n;
-    const pet = petOf(this.lastId, newPet);
-    this.all.push(pet);
-    if (pet.status !== undefined) this.statusIndex(pet.status).push(pet);
-    if (creationKey !== undefined) this.byCreationKey.set(creationKey, pet);
-    return pet;
+    if (created !== undefined) return this.pet(created);
+    const record = this.columns.append(newPet);
+    this.read.push(undefined);
+    if (newPet.status !== undefined) this.statusIndex(newPet.status).push(record);
+    if (creationKey !== undefined) this.byCreationKey.set(creationKey, record);
+    // Not kept in `read`: most pets created are not read soon, and a kept one is three heap objects.
+    return petOf(idOf(record), newPet);
   }
 
   async findById(id: PetId): Promise<Pet | undefined> {
-    const at = firstIndexAfter(this.all, id - 1n);
-    const pet = this.all[at];
-    return pet !== undefined && pet.id === id ? pet : undefined;
+    // Past 2^53 the number is inexact, but then it is far beyond any record too.
+    const record = Number(id) - 1;
+    return record >= 0 && record < this.columns.size ? this.pet(record) : undefined;
   }
 
   async list(query: PetListQuery): Promise<Pet[]> {
-    const source = query.status === undefined ? this.all : (this.byStatus.get(query.status) ?? []);
-    const start = query.afterId === undefined ? 0 : firstIndexAfter(source, query.afterId);
-    return source.slice(start, start + query.limit);
+    // Pets after id n are records n onwards; a negative id is before them all.
+    const from = query.afterId === undefined || query.afterId < 0n ? 0 : Math.min(Number(query.afterId), this.columns.size);
+    const pets: Pet[] = [];
+    if (query.status === undefined) {
+      for (let record = from; record < this.columns.size && pets.length < query.limit; record++) pets.push(this.pet(record));
+      return pets;
+    }
+    const index = this.byStatus.get(query.status);
+    if (index === undefined) return pets;
+    for (let at = index.firstAtLeast(from); at < index.length && pets.length < query.limit; at++) pets.push(this.pet(index.at(at)));
+    return pets;
   }
 
   async count(): Promise<number> {
-    return this.all.length;
+    return this.columns.size;
   }
 
   async isReachable(): Promise<boolean> {
     return true;
   }
 
-  private statusIndex(status: PetStatus): Pet[] {
+  private pet(record: number): Pet {
+    let pet = this.read[record];
+    if (pet === undefined) {
+      pet = petOf(idOf(record), this.columns.newPet(record));
+      this.read[record] = pet;
+    }
+    return pet;
+  }
+
+  private statusIndex(status: PetStatus): RecordList {
     let index = this.byStatus.get(status);
     if (index === undefined) {
-      index = [];
+      index = new RecordList();
       this.byStatus.set(status, index);
     }
     return index;
   }
 }
 
-/** Index of the first pet whose id is greater than `id` in an id-sorted array. */
-function firstIndexAfter(pets: readonly Pet[], id: PetId): number {
-  let low = 0;
-  let high = pets.length;
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    if (pets[mid]!.id <= id) low = mid + 1;
-    else high = mid;
-  }
-  return low;
-}
+const idOf = (record: number): PetId => BigInt(record + 1);
