@@ -10,8 +10,9 @@ const ONE_BYTE = /^[\x00-\xff]*$/;
 /**
  * The fields of every stored pet, column by column, in typed arrays and one byte buffer: outside the JS heap,
  * so a store of a million pets is a handful of objects for the garbage collector, not three million to mark
- * and move (kept as Pet objects, 600,000 pets made every major GC pause 20 to 36 ms, longer with each create). Names keep every UTF-16 code unit (a lone surrogate too): latin1 when they fit, UTF-16 otherwise.
- * A new Pet field is a new column here, written in append() and read in newPet().
+ * and move (kept as Pet objects, 600,000 pets made every major GC pause 20 to 36 ms, longer with each create).
+ * Names keep every UTF-16 code unit (a lone surrogate too): latin1 when they fit, UTF-16 otherwise. A new Pet
+ * field is a new column here, written in append() and read in newPet().
  */
 export class PetColumns {
   /** How many pets are stored; record n (from 0) holds the nth pet added. */
