@@ -1,5 +1,5 @@
 import { parse } from 'lossless-json';
-import type { Pet } from '../../core/pet.js';
+import { sharedInt64, type Pet } from '../../core/pet.js';
 
 const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
 /** A number as RFC 8259 writes it (no leading zeros, no plus sign): how a query value may write an integer. */
@@ -81,14 +81,8 @@ function plainMembers(text: string): number | undefined {
   return members;
 }
 
-// The memory store keeps every pet's categoryId. Category ids are few and small, so each small value's bigint
-// is made once and shared (a bigint cannot change) instead of one more heap object per stored pet to mark.
-const SHARED_BIGINTS = Array.from({ length: 1024 }, (_, n) => BigInt(n));
-const bigIntOf = (value: number): bigint =>
-  Number.isInteger(value) && value >= 0 && value < SHARED_BIGINTS.length ? SHARED_BIGINTS[value]! : BigInt(value);
-
 function withBigInts(value: unknown, counted: { members: number }): unknown {
-  if (typeof value === 'number') return bigIntOf(value);
+  if (typeof value === 'number') return sharedInt64(value);
   if (typeof value !== 'object' || value === null) return value;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {

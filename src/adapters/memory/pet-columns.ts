@@ -1,4 +1,4 @@
-import { isInt64, PET_STATUSES, type NewPet } from '../../core/pet.js';
+import { isInt64, PET_STATUSES, sharedInt64, type NewPet } from '../../core/pet.js';
 
 const FIRST_CAPACITY = 1024;
 // Status in the low two bits (0: none, else its place in PET_STATUSES plus one); this bit: the name is UTF-16.
@@ -45,7 +45,7 @@ export class PetColumns {
   newPet(record: number): NewPet {
     const flags = this.flags[record]!;
     const name = this.names.toString((flags & TWO_BYTE_NAME) === 0 ? 'latin1' : 'utf16le', this.nameStart(record), this.nameEnds[record]);
-    const categoryId = this.categoryIds[record]!;
+    const categoryId = sharedInt64(this.categoryIds[record]!);
     const code = flags & STATUS_BITS;
     return code === 0 ? { name, categoryId } : { name, categoryId, status: PET_STATUSES[code - 1]! };
   }
