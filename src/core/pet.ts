@@ -8,16 +8,6 @@ export type PetId = Int64;
 
 export const INT64_MIN: Int64 = -(2n ** 63n);
 export const INT64_MAX: Int64 = 2n ** 63n - 1n;
-
-// A store keeps every pet's categoryId. Category ids are few and small, so each small value's bigint is made
-// once and shared (a bigint cannot change) instead of one more heap object per kept pet for the GC to mark.
-const SHARED_INT64 = Array.from({ length: 1024 }, (_, n) => BigInt(n));
-
-/** `value` (an integer) as an Int64: for 0 to 1023 always the same object. */
-export function sharedInt64(value: number | bigint): Int64 {
-  if (typeof value === 'bigint') return value >= 0n && value < SHARED_INT64.length ? SHARED_INT64[Number(value)]! : value;
-  return Number.isInteger(value) && value >= 0 && value < SHARED_INT64.length ? SHARED_INT64[value]! : BigInt(value);
-}
 export const PET_NAME_MAX_LENGTH = 255;
 
 export interface NewPet {
@@ -33,7 +23,7 @@ export interface Pet extends NewPet {
 /**
  * The NewPet members of `pet`, copied field by field: whatever else the input carries (a client's `id`, a
  * `__proto__` key) never travels further. Every adapter builds pets through it or petOf, so a new field is
- * added in this file only, to both.
+ * added to both, here; the memory store also gives it a column (adapters/memory/pet-columns.ts).
  */
 export function newPetOf(pet: NewPet): NewPet {
   const { name, categoryId, status } = pet;
@@ -56,6 +46,16 @@ export function isPetStatus(value: unknown): value is PetStatus {
 
 export function isInt64(value: bigint): boolean {
   return value >= INT64_MIN && value <= INT64_MAX;
+}
+
+// A store keeps every pet's categoryId. Category ids are few and small, so each small value's bigint is made
+// once and shared (a bigint cannot change) instead of one more heap object per kept pet for the GC to mark.
+const SHARED_INT64 = Array.from({ length: 1024 }, (_, n) => BigInt(n));
+
+/** `value` (an integer) as an Int64: for 0 to 1023 always the same object. */
+export function sharedInt64(value: number | bigint): Int64 {
+  if (typeof value === 'bigint') return value >= 0n && value < SHARED_INT64.length ? SHARED_INT64[Number(value)]! : value;
+  return Number.isInteger(value) && value >= 0 && value < SHARED_INT64.length ? SHARED_INT64[value]! : BigInt(value);
 }
 
 /** Length in Unicode code points, as JSON Schema's maxLength counts: one emoji is one, not two UTF-16 units. */

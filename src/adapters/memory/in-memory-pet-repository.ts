@@ -21,6 +21,7 @@ export class InMemoryPetRepository implements PetRepository {
     const created = creationKey === undefined ? undefined : this.byCreationKey.get(creationKey);
     if (created !== undefined) return this.pet(created);
     const record = this.columns.append(newPet);
+    // One slot per record from the start: an array written far past its end turns into a slow dictionary.
     this.read.push(undefined);
     if (newPet.status !== undefined) this.statusIndex(newPet.status).push(record);
     if (creationKey !== undefined) this.byCreationKey.set(creationKey, record);
