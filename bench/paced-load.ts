@@ -7,9 +7,48 @@ export interface PacedOptions {
   /** Requests per second, offered whatever the server does (open loop). */
   readonly rate: number;
   readonly seconds: number;
-  /** Keep-alive sockets the requests may use at once. */
-  readonly sockets: number;
+  /** The keep-alive connections the requests may use at once; they stay open for the next run. */
+  readonly sockets: SocketPool;
   readonly source: RequestSource;
+}
+
+/**
+ * Keep-alive connections to one server, kept from one paced run to the next: the unrecorded warm-up's
+ * connections carry the measured run. Closing them and opening new ones just before it made every server
+ * (yardsticks alike) handle the closes first, and a close deoptimizes Node's stream and HTTP code
+ * (--trace-deopt: Readable.push, onEofChunk, parserOnHeadersComplete... "wrong map"): re-optimizing took
+ * 60 ms of V8's compiler threads on the server's one core, and the first 70 to 230 ms of the run queued
+ * up to 40 ms, which decided p99 over 2 s. The warm-up is there to take that; the measured run must not
+ * bring it back.
+ */
+export class SocketPool {
+  readonly free: RawHttpConnection[];
+  private readonly all: RawHttpConnection[];
+
+  constructor(
+    readonly url: string,
+    size: number,
+  ) {
+    this.all = Array.from({ length: size }, () => this.open());
+    this.free = [...this.all];
+  }
+
+  /** A new connection in place of one that failed. */
+  replace(failed: RawHttpConnection): RawHttpConnection {
+    failed.destroy();
+    const next = this.open();
+    this.all.push(next);
+    return next;
+  }
+
+  destroy(): void {
+    for (const connection of this.all) connection.destroy();
+  }
+
+  private open(): RawHttpConnection {
+    const { hostname, port } = new URL(this.url);
+    return new RawHttpConnection(hostname, Number(port));
+  }
 }
 
 export interface PacedResult extends LoadResult {
@@ -27,11 +66,9 @@ export interface PacedResult extends LoadResult {
  * connections (raw-http-client.ts): node:http's client cost the generator more than the servers it measured.
  */
 export function firePaced(options: PacedOptions): Promise<PacedResult> {
-  const { hostname, port } = new URL(options.url);
+  const { host } = new URL(options.url);
   const headers = requestHeaders(options.apiKey);
-  const host = `${hostname}:${port}`;
-  const free = Array.from({ length: options.sockets }, () => new RawHttpConnection(hostname, Number(port)));
-  const all = [...free];
+  const { free } = options.sockets;
   // Requests due while every connection is busy wait here, in order; their wait counts as latency.
   const queued: { readonly request: string; readonly sentAt: number }[] = [];
   const times: number[] = [];
@@ -44,7 +81,6 @@ export function firePaced(options: PacedOptions): Promise<PacedResult> {
   return new Promise((resolve) => {
     const finish = () => {
       if (counts.done < counts.sent || performance.now() < end) return;
-      for (const connection of all) connection.destroy();
       const seconds = (performance.now() - started) / 1000;
       const answered = counts.done - counts.errors;
       resolve({ requests: answered, seconds, reqPerSec: answered / seconds, ...latencies(times), errors: counts.errors, non2xx: counts.non2xx, lateMs });
@@ -58,12 +94,7 @@ export function firePaced(options: PacedOptions): Promise<PacedResult> {
         }
         counts.done++;
         // A connection that failed is replaced, so that requests still queued are sent and the run ends.
-        let next = connection;
-        if ('error' in answer) {
-          connection.destroy();
-          next = new RawHttpConnection(hostname, Number(port));
-          all.push(next);
-        }
+        const next = 'error' in answer ? options.sockets.replace(connection) : connection;
         const waiting = queued.shift();
         if (waiting !== undefined) dispatch(next, waiting.request, waiting.sentAt);
         else free.push(next);

@@ -1,6 +1,6 @@
 import { fire, type RequestSource } from './load.js';
 import type { BenchOptions } from './options.js';
-import { firePaced } from './paced-load.js';
+import { firePaced, SocketPool } from './paced-load.js';
 import { measure, type Measurement } from './phase.js';
 import { medianRound, summarize, type HalfPeakFigures, type PacedMeasurement, type PerServer, type WorkloadFigures } from './report.js';
 import type { MachineProbe, ServerName } from './servers.js';
@@ -79,11 +79,17 @@ export async function runHalfPeak(
       if (skipped !== undefined) continue;
       for (const [target, source] of rotate(requests, i + round - 1)) {
         const { server } = target;
-        const paced = (seconds: number) => firePaced({ url: server.url, apiKey, rate, seconds, sockets: options.connections, source });
-        // Unrecorded, as before the peak rounds: the switch from the peak's connections and request shapes to the
-        // paced ones (new sockets, other headers) cost whoever ran first up to 200 ms of p99 in its first second.
-        if (options.warmup > 0) await paced(options.warmup);
-        const result = await measure(server, () => paced(options.duration), othersThan(target, targets), machine);
+        const sockets = new SocketPool(server.url, options.connections);
+        const paced = (seconds: number) => firePaced({ url: server.url, apiKey, rate, seconds, sockets, source });
+        let result: PacedMeasurement;
+        try {
+          // Unrecorded, as before the peak rounds: the switch from the peak's connections and request shapes to the
+          // paced ones (new sockets, other headers) cost whoever ran first up to 200 ms of p99 in its first second.
+          if (options.warmup > 0) await paced(options.warmup);
+          result = await measure(server, () => paced(options.duration), othersThan(target, targets), machine);
+        } finally {
+          sockets.destroy();
+        }
         runs[i]!.set(server.name, [...(runs[i]!.get(server.name) ?? []), result]);
         log(`half-peak round ${round} ${workload.name} ${server.name} at ${rate} req/s: p99 ${result.p99.toFixed(2)} ms, max ${result.max.toFixed(2)} ms, ` +
           `loop max ${result.loop.maxMs.toFixed(1)} ms${machineStall(result)}, server CPU ${((result.reqPerSec * result.cpuUsPerReq) / 1e4).toFixed(0)}%, ` +
