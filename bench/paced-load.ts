@@ -2,12 +2,11 @@ import { latencies, nextRequest, requestHeaders, type LoadResult, type RequestSo
 import { RawHttpConnection, rawRequest } from './raw-http-client.js';
 
 export interface PacedOptions {
-  readonly url: string;
   readonly apiKey: string;
   /** Requests per second, offered whatever the server does (open loop). */
   readonly rate: number;
   readonly seconds: number;
-  /** The keep-alive connections the requests may use at once; they stay open for the next run. */
+  /** The server's keep-alive connections the requests may use at once; they stay open for the next run. */
   readonly sockets: SocketPool;
   readonly source: RequestSource;
 }
@@ -66,7 +65,7 @@ export interface PacedResult extends LoadResult {
  * connections (raw-http-client.ts): node:http's client cost the generator more than the servers it measured.
  */
 export function firePaced(options: PacedOptions): Promise<PacedResult> {
-  const { host } = new URL(options.url);
+  const { host } = new URL(options.sockets.url);
   const headers = requestHeaders(options.apiKey);
   const { free } = options.sockets;
   // Requests due while every connection is busy wait here, in order; their wait counts as latency.

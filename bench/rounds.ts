@@ -80,7 +80,7 @@ export async function runHalfPeak(
       for (const [target, source] of rotate(requests, i + round - 1)) {
         const { server } = target;
         const sockets = new SocketPool(server.url, options.connections);
-        const paced = (seconds: number) => firePaced({ url: server.url, apiKey, rate, seconds, sockets, source });
+        const paced = (seconds: number) => firePaced({ apiKey, rate, seconds, sockets, source });
         let result: PacedMeasurement;
         try {
           // Unrecorded, as before the peak rounds: the switch from the peak's connections and request shapes to the
