@@ -11,9 +11,7 @@ import { HttpMetrics } from './adapters/http/http-metrics.js';
 import { createMetricsApp } from './adapters/http/metrics-routes.js';
 import { InMemoryPetRepository } from './adapters/memory/in-memory-pet-repository.js';
 import type { MongoConnection } from './adapters/mongo/connect-mongo.js';
-import { MongoIdempotencyStore } from './adapters/mongo/mongo-idempotency-store.js';
-import { MongoPetRepository } from './adapters/mongo/mongo-pet-repository.js';
-import { mongoRateLimits } from './adapters/mongo/mongo-rate-limiter.js';
+import type * as MongoStorage from './adapters/mongo/mongo-storage.js';
 import type { AppConfig } from './config.js';
 import type { Logger } from './logger.js';
 import { PetCatalog } from './core/pet-catalog.js';
@@ -47,8 +45,11 @@ export interface Runtime {
   readonly logger: Logger;
   /** True once shutdown began: readiness then answers 503 whatever storage says. */
   readonly isDraining: () => boolean;
-  /** The connection made before composing, when config.storage is mongodb. */
-  readonly mongo?: MongoConnection;
+  /**
+   * When config.storage is mongodb: the connection made before composing, and the adapters' module, which
+   * start-up loads only then (mongo-storage.ts), so that memory storage never loads the driver.
+   */
+  readonly mongo?: { readonly connection: MongoConnection; readonly adapters: typeof MongoStorage };
   /** Replaces the system clock (tests of time-dependent behaviour). */
   readonly clock?: Clock;
 }
@@ -67,7 +68,7 @@ export function compose(config: AppConfig, runtime: Runtime): Container {
   const metrics = (pets: PetRepository) => {
     if (config.metrics === 'off') return undefined;
     const metrics = new HttpMetrics(() => pets.count());
-    runtime.mongo?.onCommand((command) => metrics.countMongoCommand(command));
+    runtime.mongo?.connection.onCommand((command) => metrics.countMongoCommand(command));
     return metrics;
   };
   container.bind(TOKENS.metrics).toResolvedValue(metrics, [TOKENS.petRepository]);
@@ -108,8 +109,10 @@ function bindStorage(container: Container, config: AppConfig, runtime: Runtime):
       return;
     }
     case 'mongodb':
+    {
       if (runtime.mongo === undefined) throw new Error('STORAGE=mongodb needs a MongoDB connection made before composing');
-      container.bind(TOKENS.mongo).toConstantValue(runtime.mongo);
+      const { MongoPetRepository, MongoIdempotencyStore, mongoRateLimits } = runtime.mongo.adapters;
+      container.bind(TOKENS.mongo).toConstantValue(runtime.mongo.connection);
       container
         .bind(TOKENS.petRepository)
         .toResolvedValue(
@@ -133,6 +136,7 @@ function bindStorage(container: Container, config: AppConfig, runtime: Runtime):
           [TOKENS.mongo, TOKENS.clock],
         );
       return;
+    }
   }
 }
 

@@ -2,11 +2,9 @@ import 'reflect-metadata';
 import type { Server } from 'node:http';
 import { answerClientErrors } from './adapters/http/client-errors.js';
 import { logUnexpectedError, RequestObserver } from './adapters/http/observe-requests.js';
-import { connectMongo, type MongoConnection } from './adapters/mongo/connect-mongo.js';
-import { createIndexes } from './adapters/mongo/mongo-indexes.js';
 import { apiKeysInForce, type ApiKeysInForce } from './api-keys-in-force.js';
 import type { AppConfig } from './config.js';
-import { compose, TOKENS } from './container.js';
+import { compose, TOKENS, type Runtime } from './container.js';
 import { closingWhileDraining, drainHttp } from './drain-http.js';
 import { listenHttp, urlOf } from './listen-http.js';
 import { createLogger, type Logger } from './logger.js';
@@ -46,25 +44,29 @@ export async function startService(config: AppConfig, options: StartOptions = {}
   const keys = apiKeysInForce(config);
   const logger = options.logger ?? (await createLogger(config));
   // Connected before composing, so resolution stays synchronous; an unreachable server does not stop start-up.
-  const mongo =
-    config.storage === 'mongodb'
-      ? await connectMongo(config.mongodb, createIndexes, (error) =>
-          logger.warn({ err: error }, 'MongoDB is not reachable at start-up; storage answers 503 until it is'),
-        )
-      : undefined;
+  const mongo = config.storage === 'mongodb' ? await connectStorage(config, logger) : undefined;
   try {
     return await listenAll(config, { keys, logger, mongo, clock: options.clock });
   } catch (error) {
-    await mongo?.close();
+    await mongo?.connection.close();
     throw error;
   }
+}
+
+// The driver is loaded here, for mongodb storage only (see mongo-storage.ts).
+async function connectStorage(config: AppConfig, logger: Logger): Promise<NonNullable<Runtime['mongo']>> {
+  const adapters = await import('./adapters/mongo/mongo-storage.js');
+  const connection = await adapters.connectMongo(config.mongodb, adapters.createIndexes, (error) =>
+    logger.warn({ err: error }, 'MongoDB is not reachable at start-up; storage answers 503 until it is'),
+  );
+  return { connection, adapters };
 }
 
 /** What startService prepared before composing. */
 interface Prepared {
   readonly keys: ApiKeysInForce;
   readonly logger: Logger;
-  readonly mongo: MongoConnection | undefined;
+  readonly mongo: Runtime['mongo'];
   readonly clock: Clock | undefined;
 }
 
@@ -109,7 +111,7 @@ async function listenAll(config: AppConfig, { keys, logger, mongo, clock }: Prep
       try {
         await Promise.all([perKey?.close(), authFailures?.close(), idempotencyStore.close()]);
       } finally {
-        await mongo?.close();
+        await mongo?.connection.close();
       }
       return { forced, durationMs: Math.round(performance.now() - started) };
     },

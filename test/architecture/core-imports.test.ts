@@ -24,6 +24,26 @@ function localImports(file: string): string[] {
     .map((spec) => relative(SRC, resolve(dirname(file), spec.replace(/\.js$/, '.ts'))));
 }
 
+/** The src/ files loaded with a file: its static imports and re-exports, not `import type`, not `import()`. */
+function loadedImports(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(/^(?:import|export)\s+(?!type\b)[^'"]*?from\s*['"](\.[^'"]+)['"]|^import\s+['"](\.[^'"]+)['"]/gm)].map((match) =>
+    relative(SRC, resolve(dirname(file), (match[1] ?? match[2]!).replace(/\.js$/, '.ts'))),
+  );
+}
+
+/** Every src/ file that starting `file` loads. */
+function loadedFrom(file: string): Set<string> {
+  const loaded = new Set<string>();
+  const visit = (path: string) => {
+    if (loaded.has(path)) return;
+    loaded.add(path);
+    for (const next of loadedImports(join(SRC, path))) visit(next);
+  };
+  visit(file);
+  return loaded;
+}
+
 /** The adapter a src/-relative path belongs to (`http`, `mongo`, ...), or undefined outside src/adapters. */
 function adapterOf(path: string): string | undefined {
   const [top, adapter] = path.split('/');
@@ -70,6 +90,15 @@ describe('the architecture', () => {
   it('imports mongodb only inside src/adapters/mongo', () => {
     const importers = sourceFiles(SRC).filter((file) => importsOf(file).some((spec) => spec === 'mongodb'));
     for (const file of importers) expect(file).toContain(join('src', 'adapters', 'mongo'));
+  });
+
+  it('loads the MongoDB adapters (and the driver) only when storage is mongodb, through one import()', () => {
+    const atStart = loadedFrom('main.ts');
+    expect(atStart).toContain('container.ts');
+    expect(atStart).toContain('adapters/memory/in-memory-pet-repository.ts');
+    expect([...atStart].filter((path) => adapterOf(path) === 'mongo')).toEqual([]);
+    expect(readFileSync(join(SRC, 'start-service.ts'), 'utf8')).toContain("await import('./adapters/mongo/mongo-storage.js')");
+    expect(loadedFrom('adapters/mongo/mongo-storage.ts')).toContain('adapters/mongo/mongo-pet-repository.ts');
   });
 
   it('keeps adapters apart: an adapter imports ports and core, never another adapter', () => {
