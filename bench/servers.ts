@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { get } from 'node:http';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LoopDelay } from './server-probe.js';
 
@@ -35,6 +36,8 @@ const ENTRIES: Readonly<Record<Exclude<ServerName, 'baseline'>, string>> = {
   fastify: './fastify-yardstick.js',
 };
 const PROBE = fileURLToPath(new URL('./server-probe.js', import.meta.url));
+/** The node flags `npm start` gives the service (package.json), so that the service measured is the one started. */
+const START_FLAGS = startScriptFlags(nearestPackageJson(dirname(fileURLToPath(import.meta.url))));
 // Yardsticks print "... listening on http://host:port/v1"; the service logs JSON ({"url":"http://.../v1",...}).
 const LISTENING = /listening on (http:\/\/\S+?)\/v1\b|"url":"(http:\/\/[^"]+?)\/v1"/;
 
@@ -62,7 +65,7 @@ export async function startServer(name: ServerName, settings: StartSettings): Pr
   // listening line: one that logs below info (LOG_LEVEL=warn, what the request log costs) is measured too.
   const port = isService ? await freePort() : 0;
   const spawned = performance.now();
-  const child = spawn(command!, [...prefixArgs, ...profile, '--expose-gc', '--import', PROBE, entry], {
+  const child = spawn(command!, [...prefixArgs, ...(isService ? START_FLAGS : []), ...profile, '--expose-gc', '--import', PROBE, entry], {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...ownEnv },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
@@ -99,6 +102,22 @@ export async function startServer(name: ServerName, settings: StartSettings): Pr
     fullGc: async () => void (await ask(child, 'gc')),
     stop: () => stopChild(child),
   };
+}
+
+// This file runs from dist/bench/ in the bench and from bench/ in the tests: the project's package.json is above either.
+function nearestPackageJson(dir: string): string {
+  const file = join(dir, 'package.json');
+  if (existsSync(file)) return file;
+  if (dirname(dir) === dir) throw new Error('no package.json above the bench');
+  return nearestPackageJson(dirname(dir));
+}
+
+/** The options in `node <options> dist/main.js`, the package's start script. */
+export function startScriptFlags(packageJson: string): string[] {
+  const start = (JSON.parse(readFileSync(packageJson, 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const words = start.trim().split(/\s+/);
+  if (words[0] !== 'node' || words.at(-1) !== 'dist/main.js') throw new Error(`npm start is not "node [flags] dist/main.js": ${start}`);
+  return words.slice(1, -1);
 }
 
 /** An idle process on the servers' CPU whose event-loop stalls are the machine's (idle-probe.ts). */

@@ -1,0 +1,17 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { startScriptFlags } from '../../bench/servers.js';
+
+describe('the node flags the bench starts the service with', () => {
+  it('are the ones npm start gives it', () => {
+    expect(startScriptFlags(join(import.meta.dirname, '../../package.json'))).toEqual(['--v8-pool-size=0']);
+  });
+
+  it('refuses a start script of another shape rather than measure a service started otherwise', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'start-flags-')), 'package.json');
+    writeFileSync(file, JSON.stringify({ scripts: { start: 'tsx src/main.ts' } }));
+    expect(() => startScriptFlags(file)).toThrow(/npm start is not/);
+  });
+});
