@@ -108,8 +108,7 @@ function bindStorage(container: Container, config: AppConfig, runtime: Runtime):
       container.bind(TOKENS.rateLimits).toResolvedValue(rateLimits, [TOKENS.clock]);
       return;
     }
-    case 'mongodb':
-    {
+    case 'mongodb': {
       if (runtime.mongo === undefined) throw new Error('STORAGE=mongodb needs a MongoDB connection made before composing');
       const { MongoPetRepository, MongoIdempotencyStore, mongoRateLimits } = runtime.mongo.adapters;
       container.bind(TOKENS.mongo).toConstantValue(runtime.mongo.connection);
