@@ -1,5 +1,5 @@
 import { parse } from 'lossless-json';
-import { sharedInt64, type Pet } from '../../core/pet.js';
+import type { Pet } from '../../core/pet.js';
 
 const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
 /** A number as RFC 8259 writes it (no leading zeros, no plus sign): how a query value may write an integer. */
@@ -31,76 +31,17 @@ export function exactInteger(text: string): bigint | undefined {
 // integers too long for any int64 stay numbers and fail the int64 checks.
 const parseNumber = (text: string): bigint | number => exactInteger(text) ?? Number(text);
 
-/** Parses JSON exactly: integers as bigint, duplicate keys rejected, `__proto__` kept as a plain key. */
-export function parseExactJson(text: string): unknown {
-  return parsePlainJson(text) ?? parse(text, null, parseNumber);
-}
-
-/** Longest integer numeral JSON.parse is sure to read exactly (2^53 has 16 digits). */
-const PLAIN_INTEGER_DIGITS = 15;
-const NOT_PLAIN = Symbol('not plain');
-
-/*
- * The common body, whose numbers are all short plain integers (`"categoryId":3`), through V8's JSON.parse:
- * about 1 µs less than lossless-json's parser per request. It must give exactly what the exact parser
- * gives, so anything else is left to that parser (undefined here): any fraction, exponent or long numeral,
- * a repeated key (JSON.parse keeps the last; the members counted in the text must match the keys parsed),
- * a `__proto__` key, and any text JSON.parse refuses (the exact parser's message names the position).
+/**
+ * Parses JSON exactly: integers as bigint, duplicate keys rejected, `__proto__` kept as a plain key.
+ *
+ * Never through JSON.parse, although it is 0.7 µs faster on a create body: V8 internalizes every string value
+ * of 10 characters or fewer that JSON.parse reads, into its string table in the old generation, so each new
+ * pet's name ("Rex", "pet 4711") became old-generation garbage that only a mark-compact frees. At 12,500
+ * creates a second that was 0.4 MB/s of the 0.8 MB/s the old generation grew by, and a mark-compact every
+ * 5 s, each queueing requests for 20 to 30 ms (BENCHMARKS.md, issue 10, eighth session).
  */
-function parsePlainJson(text: string): unknown {
-  const members = plainMembers(text);
-  if (members === undefined) return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  const counted = { members: 0 };
-  const exact = withBigInts(value, counted);
-  return exact === NOT_PLAIN || counted.members !== members ? undefined : exact;
-}
-
-/** The number of object members in a JSON text, or undefined when a numeral in it is not a short plain integer. */
-function plainMembers(text: string): number | undefined {
-  let members = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x22) {
-      for (i++; i < text.length && text.charCodeAt(i) !== 0x22; i++) if (text.charCodeAt(i) === 0x5c) i++;
-    } else if (c === 0x3a) members++;
-    else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
-      const start = c === 0x2d ? i + 1 : i;
-      let end = start;
-      while (end < text.length && text.charCodeAt(end) >= 0x30 && text.charCodeAt(end) <= 0x39) end++;
-      const next = text.charCodeAt(end);
-      if (end === start || end - start > PLAIN_INTEGER_DIGITS || next === 0x2e || next === 0x65 || next === 0x45) return undefined;
-      i = end - 1;
-    }
-  }
-  return members;
-}
-
-function withBigInts(value: unknown, counted: { members: number }): unknown {
-  if (typeof value === 'number') return sharedInt64(value);
-  if (typeof value !== 'object' || value === null) return value;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const item = withBigInts(value[i], counted);
-      if (item === NOT_PLAIN) return NOT_PLAIN;
-      value[i] = item;
-    }
-    return value;
-  }
-  const object = value as Record<string, unknown>;
-  for (const key of Object.keys(object)) {
-    if (key === '__proto__') return NOT_PLAIN;
-    counted.members++;
-    const item = withBigInts(object[key], counted);
-    if (item === NOT_PLAIN) return NOT_PLAIN;
-    object[key] = item;
-  }
-  return object;
+export function parseExactJson(text: string): unknown {
+  return parse(text, null, parseNumber);
 }
 
 /** Deepest nesting of arrays and objects in a JSON text, counted without parsing it. */

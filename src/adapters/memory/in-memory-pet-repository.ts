@@ -12,7 +12,11 @@ import { PetColumns, RecordList } from './pet-columns.js';
  */
 export class InMemoryPetRepository implements PetRepository {
   private readonly columns = new PetColumns();
-  /** The Pet object of each record read so far, by record; undefined for records never read. */
+  /**
+   * The Pet object of each record read so far, by record; undefined for records never read. It reaches only as
+   * far as reads have gone: one slot pushed per create made every create grow an array in the old generation
+   * (24 bytes a create with the copies, 0.3 MB/s at 12,500 creates a second), garbage only a mark-compact frees.
+   */
   private readonly read: (Pet | undefined)[] = [];
   private readonly byStatus = new Map<PetStatus, RecordList>();
   private readonly byCreationKey = new Map<string, number>();
@@ -21,8 +25,6 @@ export class InMemoryPetRepository implements PetRepository {
     const created = creationKey === undefined ? undefined : this.byCreationKey.get(creationKey);
     if (created !== undefined) return this.pet(created);
     const record = this.columns.append(newPet);
-    // One slot per record from the start: an array written far past its end turns into a slow dictionary.
-    this.read.push(undefined);
     if (newPet.status !== undefined) this.statusIndex(newPet.status).push(record);
     if (creationKey !== undefined) this.byCreationKey.set(creationKey, record);
     // Not kept in `read`: most pets created are not read soon, and a kept one is three heap objects.
@@ -61,6 +63,8 @@ export class InMemoryPetRepository implements PetRepository {
     let pet = this.read[record];
     if (pet === undefined) {
       pet = petOf(idOf(record), this.columns.newPet(record));
+      // Filled up to the slot first: an array written far past its end turns into a slow dictionary.
+      while (this.read.length < record) this.read.push(undefined);
       this.read[record] = pet;
     }
     return pet;
