@@ -53,7 +53,9 @@ export const USAGE = `Usage: npm run bench -- [options]
   --no-half-peak    skip the half-peak latency runs (a quick CPU comparison while iterating)
   --baseline DIR    also run DIR/main.js, another build of the service (say dist/ of the commit before a change,
                     copied aside), with the same settings, as one more server in every round: a change to the
-                    request path measured side by side with what it replaces, in the same run
+                    request path measured side by side with what it replaces, in the same run; it starts with
+                    the flags of the npm start script in the package.json above DIR (a node flag's cost: a copy of
+                    dist/ under a package.json whose start script adds the flag)
   --service-env K=V override one of the service's settings (repeatable), to measure what a feature costs,
                     e.g. LOG_LEVEL=warn; a run with it is an experiment, not a recorded run
   --baseline-env K=V  override one setting of the baseline build only (repeatable): with --baseline dist, the

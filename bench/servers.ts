@@ -38,6 +38,16 @@ const ENTRIES: Readonly<Record<Exclude<ServerName, 'baseline'>, string>> = {
 const PROBE = fileURLToPath(new URL('./server-probe.js', import.meta.url));
 /** The node flags `npm start` gives the service (package.json), so that the service measured is the one started. */
 const START_FLAGS = startScriptFlags(nearestPackageJson(dirname(fileURLToPath(import.meta.url))));
+
+/**
+ * The node options a server starts with: the service as this package's npm start starts it, a baseline build
+ * as the package.json above it says (another checkout starts as its own npm start does; a copy of dist/ under
+ * a package.json with other flags measures those flags side by side). The yardsticks keep Node's defaults.
+ */
+export function startFlagsOf(name: ServerName, entry: string): readonly string[] {
+  if (name === 'service') return START_FLAGS;
+  return name === 'baseline' ? startScriptFlags(nearestPackageJson(dirname(entry))) : [];
+}
 // Yardsticks print "... listening on http://host:port/v1"; the service logs JSON ({"url":"http://.../v1",...}).
 const LISTENING = /listening on (http:\/\/\S+?)\/v1\b|"url":"(http:\/\/[^"]+?)\/v1"/;
 
@@ -65,7 +75,7 @@ export async function startServer(name: ServerName, settings: StartSettings): Pr
   // listening line: one that logs below info (LOG_LEVEL=warn, what the request log costs) is measured too.
   const port = isService ? await freePort() : 0;
   const spawned = performance.now();
-  const child = spawn(command!, [...prefixArgs, ...(isService ? START_FLAGS : []), ...profile, '--expose-gc', '--import', PROBE, entry], {
+  const child = spawn(command!, [...prefixArgs, ...startFlagsOf(name, entry), ...profile, '--expose-gc', '--import', PROBE, entry], {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...ownEnv },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });

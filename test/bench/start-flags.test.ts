@@ -1,8 +1,8 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startScriptFlags } from '../../bench/servers.js';
+import { startFlagsOf, startScriptFlags } from '../../bench/servers.js';
 
 describe('the node flags the bench starts the service with', () => {
   it('are the ones npm start gives it', () => {
@@ -13,5 +13,15 @@ describe('the node flags the bench starts the service with', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'start-flags-')), 'package.json');
     writeFileSync(file, JSON.stringify({ scripts: { start: 'tsx src/main.ts' } }));
     expect(() => startScriptFlags(file)).toThrow(/npm start is not/);
+  });
+
+  it('start a baseline build as the package.json above it says, and the yardsticks with none', () => {
+    const checkout = mkdtempSync(join(tmpdir(), 'baseline-'));
+    writeFileSync(join(checkout, 'package.json'), JSON.stringify({ scripts: { start: 'node --v8-pool-size=0 --heap-growing-percent=300 dist/main.js' } }));
+    mkdirSync(join(checkout, 'dist'));
+    const entry = join(checkout, 'dist', 'main.js');
+    expect(startFlagsOf('baseline', entry)).toEqual(['--v8-pool-size=0', '--heap-growing-percent=300']);
+    expect(startFlagsOf('service', entry)).toEqual(['--v8-pool-size=0']);
+    expect(startFlagsOf('koa', entry)).toEqual([]);
   });
 });
