@@ -15,7 +15,7 @@ describe('the node flags the bench starts the service with', () => {
     expect(() => startScriptFlags(file)).toThrow(/npm start is not/);
   });
 
-  it('start a baseline build as the package.json above it says, and the yardsticks with none', () => {
+  it('are, for a baseline build, those of the package.json above it, and none for a yardstick', () => {
     const checkout = mkdtempSync(join(tmpdir(), 'baseline-'));
     writeFileSync(join(checkout, 'package.json'), JSON.stringify({ scripts: { start: 'node --v8-pool-size=0 --heap-growing-percent=300 dist/main.js' } }));
     mkdirSync(join(checkout, 'dist'));
