@@ -17,18 +17,21 @@ function importsOf(file: string): string[] {
   );
 }
 
+/** A relative import of `file`, as the path of its source relative to src/. */
+const sourceOf = (file: string, spec: string) => relative(SRC, resolve(dirname(file), spec.replace(/\.js$/, '.ts')));
+
 /** The src/ files a file imports, as paths relative to src/ (type-only imports included: they are arrows too). */
 function localImports(file: string): string[] {
   return importsOf(file)
     .filter((spec) => spec.startsWith('.'))
-    .map((spec) => relative(SRC, resolve(dirname(file), spec.replace(/\.js$/, '.ts'))));
+    .map((spec) => sourceOf(file, spec));
 }
 
 /** The src/ files loaded with a file: its static imports and re-exports, not `import type`, not `import()`. */
 function loadedImports(file: string): string[] {
   const text = readFileSync(file, 'utf8');
   return [...text.matchAll(/^(?:import|export)\s+(?!type\b)[^'"]*?from\s*['"](\.[^'"]+)['"]|^import\s+['"](\.[^'"]+)['"]/gm)].map((match) =>
-    relative(SRC, resolve(dirname(file), (match[1] ?? match[2]!).replace(/\.js$/, '.ts'))),
+    sourceOf(file, match[1] ?? match[2]!),
   );
 }
 
