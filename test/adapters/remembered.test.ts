@@ -57,4 +57,16 @@ describe('remembered', () => {
     }
     expect(parse.mock.calls.map(([text]) => (text.length > 10 ? 'long' : text))).toEqual(['abc', 'bad', 'long', 'bad', 'long', 'bad', 'long']);
   });
+
+  it('keeps no undefined answer: it is worked out every time and takes no room from the answers kept', () => {
+    const lookUp = vi.fn((text: string) => (text.startsWith('known') ? Object.freeze({ text }) : undefined));
+    const find = remembered(lookUp);
+    const known = find('known 1');
+    // More unknown texts than the memory holds: had they been kept, it would have started over and lost 'known 1'.
+    for (let n = 0; n < 5000; n++) expect(find(`unknown ${n}`)).toBeUndefined();
+    expect(find('unknown 0')).toBeUndefined();
+    expect(find('known 1')).toBe(known);
+    expect(lookUp.mock.calls.filter(([text]) => text === 'known 1')).toHaveLength(1);
+    expect(lookUp.mock.calls.filter(([text]) => text === 'unknown 0')).toHaveLength(2);
+  });
 });

@@ -82,17 +82,41 @@ async function answer(base: string, method: string, path: string) {
 }
 
 describe('routeDispatcher', () => {
-  it.each(METHODS)('answers %s on every path exactly as router.routes() and allowedMethods() do', async (method) => {
-    for (const path of PATHS) {
+  it.each(METHODS)('answers %s on every path exactly as router.routes() and allowedMethods() do, the first time and again', async (method) => {
+    // Twice: the second answer comes from the remembered match.
+    for (const path of [...PATHS, ...PATHS]) {
       const expected = await answer(viaRoutes.url, method, path);
       const actual = await answer(viaDispatch.url, method, path);
       expect({ path, ...actual }).toEqual({ path, ...expected });
     }
   });
 
-  it('decodes path parameters and names the route template as the router does', async () => {
-    const response = await answer(viaDispatch.url, 'GET', '/v1/pets/%E2%9C%93');
-    expect(JSON.parse(response.body)).toEqual({ name: 'getPet', params: { petId: '✓' }, route: '/v1/pets/:petId' });
+  it('decodes path parameters and names the route template as the router does, the first time and again', async () => {
+    for (let i = 0; i < 2; i++) {
+      const response = await answer(viaDispatch.url, 'GET', '/v1/pets/%E2%9C%93');
+      expect(JSON.parse(response.body)).toEqual({ name: 'getPet', params: { petId: '✓' }, route: '/v1/pets/:petId' });
+    }
+  });
+
+  it('hands each request the params of its own path, and a handler cannot alter the ones remembered', async () => {
+    const router = new Router({ prefix: '/v1', sensitive: true, strict: true });
+    const seen: unknown[] = [];
+    router.get('/pets/:petId', (ctx) => {
+      seen.push(ctx.params.petId);
+      expect(() => {
+        ctx.params.petId = 'changed';
+      }).toThrow(TypeError);
+      ctx.status = 204;
+    });
+    const dispatchRoute = routeDispatcher(router);
+    const app = new Koa().use((ctx, next) => dispatchRoute(ctx, ctx.path, next));
+    const { server, url } = await listen(app);
+    try {
+      for (const id of ['1', '2', '1', '2']) expect((await answer(url, 'GET', `/v1/pets/${id}`)).status).toBe(204);
+      expect(seen).toEqual(['1', '2', '1', '2']);
+    } finally {
+      server.close();
+    }
   });
 
   it('leaves a method the path has no route for to allowedMethods (405 with Allow)', async () => {
