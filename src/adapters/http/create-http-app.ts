@@ -1,11 +1,13 @@
 import Router from '@koa/router';
-import Koa, { type Context } from 'koa';
+import type Koa from 'koa';
+import type { Context } from 'koa';
 import type { Logger } from 'pino';
 import type { PetCatalog } from '../../core/pet-catalog.js';
 import type { Clock } from '../../ports/clock.js';
 import type { RateLimits } from '../../ports/rate-limiter.js';
 import { trustedProxyList } from './client-address.js';
 import { docsRoutes } from './docs-routes.js';
+import { FrameKoa } from './frame-koa.js';
 import type { IdempotencySettings } from './idempotency.js';
 import { healthRoutes, type Readiness } from './health-routes.js';
 import type { HttpMetrics } from './http-metrics.js';
@@ -39,7 +41,8 @@ export interface HttpAppDeps {
 
 /** The Koa app serving the interface. It never listens: main.ts (or a test) does. */
 export function createHttpApp(deps: HttpAppDeps): Koa {
-  const app = new Koa();
+  // Koa, with the frame's own replies spared on-finished (frame-koa.ts).
+  const app = new FrameKoa();
   // Errors are rendered and reported by the request frame; Koa's own stderr logging would double them.
   app.silent = true;
   const router = allRoutes(deps);
