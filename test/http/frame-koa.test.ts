@@ -1,10 +1,8 @@
 import Koa, { type Context, type Next } from 'koa';
-import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FrameKoa } from '../../src/adapters/http/frame-koa.js';
+import { listenKoa, type ListeningKoa } from '../support/listen-koa.js';
 
 /** What a middleware sees of on-finished's listeners, then a reply written as the request frame writes it. */
 async function frameReply(ctx: Context, next: Next): Promise<void> {
@@ -36,18 +34,12 @@ function appOf(app: Koa): Koa {
   return app;
 }
 
-async function listen(app: Koa): Promise<{ server: Server; url: string }> {
-  const server = createServer(app.callback()).listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
-
-let plain: { server: Server; url: string };
-let frame: { server: Server; url: string };
+let plain: ListeningKoa;
+let frame: ListeningKoa;
 
 beforeAll(async () => {
-  plain = await listen(appOf(new Koa()));
-  frame = await listen(appOf(new FrameKoa()));
+  plain = await listenKoa(appOf(new Koa()));
+  frame = await listenKoa(appOf(new FrameKoa()));
 });
 
 afterAll(() => {

@@ -1,10 +1,8 @@
 import Router from '@koa/router';
 import Koa, { type Context } from 'koa';
-import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeDispatcher } from '../../src/adapters/http/route-dispatch.js';
+import { listenKoa, type ListeningKoa } from '../support/listen-koa.js';
 
 /** Each handler answers with what a route handler can see of the routing: its name, its params, the template. */
 function echo(name: string) {
@@ -29,27 +27,21 @@ function serviceShapedRouter(): Router {
   return router;
 }
 
-async function listen(app: Koa): Promise<{ server: Server; url: string }> {
-  const server = createServer(app.callback()).listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
-
-let viaRoutes: { server: Server; url: string };
-let viaDispatch: { server: Server; url: string };
+let viaRoutes: ListeningKoa;
+let viaDispatch: ListeningKoa;
 
 beforeAll(async () => {
   const plain = new Koa();
   const plainRouter = serviceShapedRouter();
   plain.use(plainRouter.routes()).use(plainRouter.allowedMethods());
-  viaRoutes = await listen(plain);
+  viaRoutes = await listenKoa(plain);
 
   const dispatched = new Koa();
   const router = serviceShapedRouter();
   const dispatchRoute = routeDispatcher(router);
   dispatched.use((ctx, next) => dispatchRoute(ctx, ctx.path, next));
   dispatched.use(router.routes()).use(router.allowedMethods());
-  viaDispatch = await listen(dispatched);
+  viaDispatch = await listenKoa(dispatched);
 });
 
 afterAll(() => {
@@ -110,7 +102,7 @@ describe('routeDispatcher', () => {
     });
     const dispatchRoute = routeDispatcher(router);
     const app = new Koa().use((ctx, next) => dispatchRoute(ctx, ctx.path, next));
-    const { server, url } = await listen(app);
+    const { server, url } = await listenKoa(app);
     try {
       for (const id of ['1', '2', '1', '2']) expect((await answer(url, 'GET', `/v1/pets/${id}`)).status).toBe(204);
       expect(seen).toEqual(['1', '2', '1', '2']);
