@@ -16,7 +16,8 @@ const koaHandleRequest = (Koa.prototype as unknown as KoaRequestHandling).handle
  * body Koa sends later reaches ctx.onerror: two listeners on the response, two on its socket, an
  * AsyncResource, all taken off again at the finish. The frame writes its JSON replies whole in one res.end and
  * marks them `ctx.respond = false`; for those the listeners could only ever see a clean finish, and they cost
- * 1.3 µs a get at peak and 3.5 µs at half peak (measured side by side: BENCHMARKS.md, ninth session).
+ * 1 to 3.4 µs a request at peak and 2.3 to 4.7 µs at half peak (get, list, create side by side: BENCHMARKS.md,
+ * ninth session).
  *
  * So the middleware runs first, and only a response the frame left to Koa (the docs, /metrics, the router's
  * 404 and 405, a preflight) goes through Koa's own handleRequest, unchanged: on-finished, then respond().
