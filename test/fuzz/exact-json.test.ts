@@ -20,13 +20,14 @@ function asJsonParseReads(value: unknown): unknown {
   return value;
 }
 
-/** Bodies shaped like a NewPet and otherwise, plain and hostile (no repeated keys: JSON.parse keeps the last). */
+/** Bodies shaped like a NewPet and otherwise, plain and hostile (no repeated keys: JSON.parse keeps the last), and texts cut short. */
 const texts = fc.oneof(
   anyJson.map((node) => jsonText(node)),
   fc.record({ name: hostileString, categoryId: fc.oneof(hostileNumberText, fc.integer().map(String)), key: hostileKey })
     .filter(({ key }) => key !== 'name' && key !== 'categoryId')
     .map(({ name, categoryId, key }) => jsonText(new JsonObject([['name', name], ['categoryId', new RawNumber(categoryId)], [key, new RawNumber('7')]]))),
   fc.jsonValue().map((value) => JSON.stringify(value)),
+  fc.tuple(anyJson.map((node) => jsonText(node)), fc.nat(20)).map(([text, cut]) => text.slice(0, Math.max(0, text.length - cut))),
   fc.constantFrom(
     '{"__proto__":{"x":1},"categoryId":1}', '[1,2,-0,-5]', '{"n":01}', '{"n":-}', '{"n":1.}', '{"n":123456789012345}',
     '{"n":1234567890123456}', '{"n":"1e5","m":2}', '{"s":"a:b\\":c","n":3}', '{"n":1E2}', '{"n":[1,[2,[3]]]}', ' {"n" : 4 } ',
