@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { LogFile } from './log-file.js';
 import type { LoopDelay } from './server-probe.js';
 
 /** 'baseline' is another build of the service (--baseline), measured beside this one. */
@@ -74,12 +75,14 @@ export async function startServer(name: ServerName, settings: StartSettings): Pr
   // A service build is found on the port chosen here and is ready at its first /readyz 200, so it needs no
   // listening line: one that logs below info (LOG_LEVEL=warn, what the request log costs) is measured too.
   const port = isService ? await freePort() : 0;
+  // A service build logs every request: its stdout goes to a file (log-file.ts); a yardstick's is one line.
+  const log = isService ? new LogFile() : undefined;
   const spawned = performance.now();
   const child = spawn(command!, [...prefixArgs, ...startFlagsOf(name, entry), ...profile, '--expose-gc', '--import', PROBE, entry], {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...ownEnv },
-    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    stdio: ['ignore', log?.fd ?? 'pipe', 'pipe', 'ipc'],
   });
-  const output = watchOutput(name, child);
+  const output = watchOutput(name, child, log);
   let url: string;
   let listeningMs = NaN;
   let readyMs: number;
@@ -98,6 +101,7 @@ export async function startServer(name: ServerName, settings: StartSettings): Pr
   } catch (error) {
     // A server that never got ready would keep the harness alive, waiting on its pipes.
     child.kill('SIGKILL');
+    log?.remove();
     throw error;
   } finally {
     output.stopWatching();
@@ -110,7 +114,10 @@ export async function startServer(name: ServerName, settings: StartSettings): Pr
     readyMs,
     loopDelay: () => loopDelayOf(child),
     fullGc: async () => void (await ask(child, 'gc')),
-    stop: () => stopChild(child),
+    stop: async () => {
+      await stopChild(child);
+      log?.remove();
+    },
   };
 }
 
@@ -167,25 +174,29 @@ interface OutputWatch {
   stopWatching(): void;
 }
 
-// Keeps reading both pipes for the child's whole life: a full pipe would stall a server that logs. Once the
-// server is ready, what follows is read and dropped undecoded: the harness shares its core with the load
-// generator, and decoding and searching the service's request log (3 MB/s at peak) slowed the generator in
-// the service's runs only.
-function watchOutput(name: string, child: ChildProcess): OutputWatch {
+// Keeps reading the pipes for the child's whole life: a full pipe would stall the server. Once it is ready,
+// what follows is read and dropped undecoded. A stdout that goes to a file is polled for the listening line
+// until then (every 5 ms: its start-up figure is to /readyz, the listening line's is to within 5 ms).
+function watchOutput(name: string, child: ChildProcess, log: LogFile | undefined): OutputWatch {
   let output = '';
   let found: (url: string) => void = () => undefined;
   const listening = new Promise<string>((resolve) => (found = resolve));
-  const onData = (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-4000);
-    const match = LISTENING.exec(output);
+  const search = (text: string) => {
+    const match = LISTENING.exec(text);
     if (match !== null) found((match[1] ?? match[2])!);
   };
-  child.stdout!.on('data', onData);
-  child.stderr!.on('data', onData);
+  const onData = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-4000);
+    search(output);
+  };
+  const pipes = [child.stdout, child.stderr].filter((pipe) => pipe !== null);
+  for (const pipe of pipes) pipe.on('data', onData);
+  const poll = log === undefined ? undefined : setInterval(() => search(log.head()), 5);
+  const everything = () => (log === undefined ? output : `${log.head()}${output}`);
   let timer: NodeJS.Timeout | undefined;
   const failed = new Promise<never>((_, reject) => {
-    child.once('exit', (code) => reject(new Error(`${name} exited (${code}) before it was ready:\n${output}`)));
-    timer = setTimeout(() => reject(new Error(`${name} was not ready in 10 s:\n${output}`)), 10_000);
+    child.once('exit', (code) => reject(new Error(`${name} exited (${code}) before it was ready:\n${everything()}`)));
+    timer = setTimeout(() => reject(new Error(`${name} was not ready in 10 s:\n${everything()}`)), 10_000);
   });
   failed.catch(() => undefined);
   return {
@@ -193,9 +204,10 @@ function watchOutput(name: string, child: ChildProcess): OutputWatch {
     failed,
     stopWatching: () => {
       clearTimeout(timer);
-      for (const stream of [child.stdout!, child.stderr!]) {
-        stream.off('data', onData);
-        stream.resume();
+      clearInterval(poll);
+      for (const pipe of pipes) {
+        pipe.off('data', onData);
+        pipe.resume();
       }
     },
   };
