@@ -12,7 +12,7 @@ const SERVER_CPU = '0';
 const LOAD_CPU = '1';
 
 /**
- * Pins this process (the load generator, autocannon runs in it) with all its threads to CPU 1, and gives
+ * Pins this process (the load generator: the peak and paced clients run in it) with all its threads to CPU 1, and gives
  * the servers a prefix that starts them on CPU 0: server and client never compete for a core. Anything
  * started before this call (the MongoDB server) keeps every CPU.
  */

@@ -37,7 +37,7 @@ export interface BenchOptions {
 export const USAGE = `Usage: npm run bench -- [options]
   --pets N          pets preloaded into each server before measuring (default 1000)
   --rounds N        interleaved rounds at peak load (default 3)
-  --connections N   autocannon connections at peak, sockets for the half-peak runs (default 32)
+  --connections N   keep-alive connections at peak and for the half-peak runs (default 32)
   --duration S      seconds per workload, server and round, and per half-peak run (default 5)
   --warmup S        unrecorded seconds per workload and server before round 1 (default 1)
   --storage memory|mongodb   the service's storage (default memory); mongodb runs on the server the tests

@@ -10,7 +10,7 @@ export interface Measurement extends LoadResult {
   readonly cpuUsPerReq: number;
   /** Share of the run's wall time the server's event loop was ready to run but another process held its CPU, %. */
   readonly cpuWaitPct: number;
-  /** The same for the load generator (this process's main thread, where autocannon and the paced client run), %. */
+  /** The same for the load generator (this process's main thread, where the peak and paced clients run), %. */
   readonly clientWaitPct: number;
   /** The server's event-loop delay over the run alone. */
   readonly loop: LoopDelay;
@@ -32,7 +32,7 @@ export async function measure<R extends LoadResult>(
   machine?: MachineProbe,
 ): Promise<R & Measurement> {
   const isService = server.name === 'service';
-  // The generator's own garbage from the run before (autocannon keeps every latency) is collected now, not
+  // The generator's own garbage from the run before (the clients keep every latency) is collected now, not
   // by a major GC in the middle of this run: its marking threads share the generator's one core.
   collectGarbage();
   const mongoBefore = isService ? await readMongoCommands(server.url) : null;
