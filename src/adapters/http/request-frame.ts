@@ -14,6 +14,7 @@ import { GET_PET_DEPRECATION_HEADERS, isGetPet } from './deprecation.js';
 import { bareStatusError, isUnexpected, toErrorResponse } from './error-responses.js';
 import { routeTemplate, type RequestObserver } from './observe-requests.js';
 import type { RequestLine } from './request-line-writer.js';
+import { ReplyBatch } from './reply-batch.js';
 import { routeDispatcher } from './route-dispatch.js';
 import { SECURITY_HEADERS } from './request-context.js';
 import type { Reply } from './send-json.js';
@@ -57,11 +58,16 @@ const IN_FLIGHT = Symbol('request in flight');
 /**
  * The one middleware around the routes: everything every request needs, in order, in one async frame
  * (a stack of five middlewares cost a promise, a closure and Koa's getters each, on every request).
- * Koa's respond() is bypassed for JSON: the frame writes status, headers and body in one writeHead.
+ * Koa's respond() is bypassed for JSON: the frame writes status and headers in one writeHead, and the body
+ * goes out with the other replies of the event loop's turn (reply-batch.ts).
  */
 export function requestFrame(deps: FrameDeps) {
   const corsOrigins = deps.corsOrigins.length > 0 ? new Set(deps.corsOrigins) : undefined;
   const dispatchRoute = routeDispatcher(deps.router);
+  const observe = (ctx: Context, status: number) => {
+    if (!(ctx.state as RequestState).observed) deps.observer.record(requestLine(ctx, status, routeTemplate(ctx, deps.router)));
+  };
+  const replies = new ReplyBatch(observe, deps.onUnexpectedError);
   return async function frame(ctx: Context, next: Next): Promise<void> {
     // 1. Identify and time the request; remember it on its connection for the server's timeout answer.
     const req = ctx.req;
@@ -88,10 +94,10 @@ export function requestFrame(deps: FrameDeps) {
       if (isUnexpected(error, body.status)) deps.onUnexpectedError(error, ctx);
     }
     if (socket[IN_FLIGHT] === ctx) socket[IN_FLIGHT] = undefined;
-    // 5. Write the response, then log and count it once.
+    // 5. Write the response, then log and count it once (a JSON reply once its body is sent).
     const getPet = isGetPet(req.method ?? '', path);
-    const status = state.reply === undefined ? leaveToKoa(ctx, state, getPet) : writeReply(ctx, state, state.reply, getPet);
-    if (!state.observed) deps.observer.record(requestLine(ctx, status, routeTemplate(ctx, deps.router)));
+    if (state.reply === undefined) observe(ctx, leaveToKoa(ctx, state, getPet));
+    else replies.send(ctx, writeHead(ctx, state, state.reply, getPet), state.reply.json);
   };
 }
 
@@ -124,7 +130,7 @@ function needsKey(path: string): boolean {
 }
 
 // Straight to Node in one call: Koa's respond() and body setter re-derive what we already know.
-function writeReply(ctx: Context, state: RequestState, reply: Reply, getPet: boolean): number {
+function writeHead(ctx: Context, state: RequestState, reply: Reply, getPet: boolean): number {
   ctx.respond = false;
   const res = ctx.res;
   const headers = ['Content-Type', JSON_TYPE, 'Content-Length', String(Buffer.byteLength(reply.json)), 'X-Request-Id', state.requestId];
@@ -135,7 +141,6 @@ function writeReply(ctx: Context, state: RequestState, reply: Reply, getPet: boo
   const own = reply.headers;
   if (own !== undefined) for (const name in own) headers.push(name, own[name]!);
   res.writeHead(reply.status, headers);
-  res.end(reply.json);
   return reply.status;
 }
 
