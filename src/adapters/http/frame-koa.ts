@@ -14,8 +14,9 @@ const koaHandleRequest = (Koa.prototype as unknown as KoaRequestHandling).handle
  *
  * Before the middleware runs, Koa's handleRequest hands every response to on-finished, so that an error on a
  * body Koa sends later reaches ctx.onerror: two listeners on the response, two on its socket, an
- * AsyncResource, all taken off again at the finish. The frame writes its JSON replies whole in one res.end and
- * marks them `ctx.respond = false`; for those the listeners could only ever see a clean finish, and they cost
+ * AsyncResource, all taken off again at the finish. The frame sends its JSON replies itself (the head at once,
+ * the body with the others of the turn: reply-batch.ts) and marks them `ctx.respond = false`; Koa sends no body
+ * for those, so its listeners have nothing to report to ctx.onerror, and they cost
  * 1 to 3.4 µs a request at peak and 2.3 to 4.7 µs at half peak (get, list, create side by side: BENCHMARKS.md,
  * ninth session).
  *

@@ -129,7 +129,8 @@ function needsKey(path: string): boolean {
   return (path === '/v1' || path.startsWith('/v1/')) && !PUBLIC_PATHS.has(path);
 }
 
-// Straight to Node in one call: Koa's respond() and body setter re-derive what we already know.
+// The head straight to Node in one writeHead (Koa's respond() and body setter re-derive what we already know);
+// the body follows through ReplyBatch.
 function writeHead(ctx: Context, state: RequestState, reply: Reply, getPet: boolean): number {
   ctx.respond = false;
   const res = ctx.res;
