@@ -32,9 +32,6 @@ export async function measure<R extends LoadResult>(
   machine?: MachineProbe,
 ): Promise<R & Measurement> {
   const isService = server.name === 'service';
-  // The generator's own garbage from the run before (the clients keep every latency) is collected now, not
-  // by a major GC in the middle of this run: its marking threads share the generator's one core.
-  collectGarbage();
   const mongoBefore = isService ? await readMongoCommands(server.url) : null;
   await server.loopDelay();
   await machine?.loopDelay();
@@ -62,7 +59,11 @@ export async function measure<R extends LoadResult>(
   return { ...result, cpuUsPerReq, cpuWaitPct, clientWaitPct, loop, machineLoop, mongoCommands: commandsBetween(mongoBefore, await readMongoCommands(server.url)) };
 }
 
-/** A full GC of this process when node runs with --expose-gc (npm run bench does); otherwise nothing. */
-function collectGarbage(): void {
+/**
+ * A full GC of the load generator (this process) when node runs with --expose-gc (npm run bench does);
+ * otherwise nothing. Called before a run, so that the garbage of the run before (the clients keep every
+ * latency) is not collected by a major GC in the middle of it: its marking threads share the generator's core.
+ */
+export function collectGeneratorGarbage(): void {
   (globalThis as { gc?: () => void }).gc?.();
 }
