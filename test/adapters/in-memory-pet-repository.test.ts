@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InMemoryPetRepository } from '../../src/adapters/memory/in-memory-pet-repository.js';
+import { CHUNK_BITS } from '../../src/adapters/memory/pet-columns.js';
 import { INT64_MAX, INT64_MIN, PET_STATUSES, type NewPet } from '../../src/core/pet.js';
 import { petRepositoryContract } from '../contract/pet-repository-contract.js';
 
@@ -8,8 +9,13 @@ petRepositoryContract('InMemoryPetRepository', async () => ({
   close: async () => {},
 }));
 
-// What the columns (pet-columns.ts) could get wrong and the contract's few pets would not show.
-describe('InMemoryPetRepository columns', () => {
+// What the columns (pet-columns.ts) could get wrong and the contract's few pets would not show: with chunks of 64
+// records, many chunk boundaries of every column and of each status's index; with the real size, a few.
+describe.each([
+  { chunkBits: 6, COUNT: 5000 },
+  { chunkBits: CHUNK_BITS, COUNT: 4 * 2 ** CHUNK_BITS + 123 },
+])('InMemoryPetRepository columns in chunks of 2^$chunkBits records, $COUNT pets', ({ chunkBits, COUNT }) => {
+  const chunkRecords = 2 ** chunkBits;
   const names = ['a', 'Füchschen', '🦊 fox', 'lone \ud800 high', 'lone \udfff low', 'Ω', '\u00ff\u0100', ' x ', 'ÿ'.repeat(255)];
   const nth = (n: number): NewPet => {
     const status = n % 4 === 3 ? undefined : PET_STATUSES[n % 4];
@@ -17,11 +23,10 @@ describe('InMemoryPetRepository columns', () => {
     const categoryId = n % 5 === 0 ? INT64_MIN + BigInt(n) : n % 5 === 1 ? INT64_MAX - BigInt(n) : BigInt(n);
     return status === undefined ? { name, categoryId } : { name, categoryId, status };
   };
-  // Several times the first capacity of every column and of the name buffer.
-  const COUNT = 5000;
 
-  it('gives back every field exactly, across the columns growing', async () => {
-    const repo = new InMemoryPetRepository();
+  // Names of 255 bytes every ninth pet make each chunk's names outgrow the room it starts with.
+  it('gives back every field exactly, across chunks and names outgrowing their first buffer', async () => {
+    const repo = new InMemoryPetRepository(chunkBits);
     for (let n = 0; n < COUNT; n++) {
       const added = await repo.add(nth(n));
       expect(added).toEqual({ id: BigInt(n + 1), ...nth(n) });
@@ -31,7 +36,7 @@ describe('InMemoryPetRepository columns', () => {
   });
 
   it('pages through every status in order, after any id', async () => {
-    const repo = new InMemoryPetRepository();
+    const repo = new InMemoryPetRepository(chunkBits);
     for (let n = 0; n < COUNT; n++) await repo.add(nth(n));
     for (const status of [...PET_STATUSES, undefined]) {
       const expected = Array.from({ length: COUNT }, (_, n) => ({ id: BigInt(n + 1), ...nth(n) })).filter(
@@ -65,5 +70,14 @@ describe('InMemoryPetRepository columns', () => {
     await expect(repo.add({ name: 'Big', categoryId: INT64_MAX + 1n })).rejects.toThrow(RangeError);
     await expect(repo.add({ name: 'Small', categoryId: INT64_MIN - 1n })).rejects.toThrow(RangeError);
     expect(await repo.count()).toBe(0);
+  });
+
+  it('stays whole when a refused pet falls on a chunk boundary', async () => {
+    const repo = new InMemoryPetRepository(chunkBits);
+    for (let n = 0; n < chunkRecords; n++) await repo.add(nth(n));
+    await expect(repo.add({ name: 'Big', categoryId: INT64_MAX + 1n })).rejects.toThrow(RangeError);
+    for (let n = chunkRecords; n < chunkRecords + 3; n++) await repo.add(nth(n));
+    expect(await repo.count()).toBe(chunkRecords + 3);
+    for (const n of [chunkRecords - 1, chunkRecords, chunkRecords + 2]) expect(await repo.findById(BigInt(n + 1))).toEqual({ id: BigInt(n + 1), ...nth(n) });
   });
 });

@@ -1,6 +1,6 @@
 import { petOf, type NewPet, type Pet, type PetId, type PetStatus } from '../../core/pet.js';
 import type { AddOptions, PetListQuery, PetRepository } from '../../ports/pet-repository.js';
-import { PetColumns, RecordList } from './pet-columns.js';
+import { CHUNK_BITS, PetColumns, RecordList } from './pet-columns.js';
 
 /**
  * Pets in process memory, in columns off the JS heap (pet-columns.ts). Ids are 1, 2, 3... in the order pets
@@ -11,15 +11,24 @@ import { PetColumns, RecordList } from './pet-columns.js';
  * it); a pet only ever written stays a record, and costs the garbage collector nothing.
  */
 export class InMemoryPetRepository implements PetRepository {
-  private readonly columns = new PetColumns();
+  private readonly columns: PetColumns;
   /**
-   * The Pet object of each record read so far, by record; undefined for records never read. It reaches only as
-   * far as reads have gone: one slot pushed per create made every create grow an array in the old generation
-   * (24 bytes a create with the copies, 0.3 MB/s at 12,500 creates a second), garbage only a mark-compact frees.
+   * The Pet objects of the records read so far, one array per chunk of the columns that has had a read (slot n
+   * holds the chunk's record n), undefined elsewhere. Per chunk, so that reading one pet deep in a big store
+   * sizes one chunk's array, not an array as long as the store up to it. Nothing is added here by a create: a slot
+   * per create grew an array in the old generation, garbage only a mark-compact frees (BENCHMARKS.md).
    */
-  private readonly read: (Pet | undefined)[] = [];
+  private readonly read: ((Pet | undefined)[] | undefined)[] = [];
   private readonly byStatus = new Map<PetStatus, RecordList>();
   private readonly byCreationKey = new Map<string, number>();
+
+  private readonly slotMask: number;
+
+  /** `chunkBits`: 2^chunkBits records per chunk of the columns; the tests make it small to cross many chunks. */
+  constructor(private readonly chunkBits = CHUNK_BITS) {
+    this.columns = new PetColumns(chunkBits);
+    this.slotMask = 2 ** chunkBits - 1;
+  }
 
   async add(newPet: NewPet, { creationKey }: AddOptions = {}): Promise<Pet> {
     const created = creationKey === undefined ? undefined : this.byCreationKey.get(creationKey);
@@ -60,12 +69,17 @@ export class InMemoryPetRepository implements PetRepository {
   }
 
   private pet(record: number): Pet {
-    let pet = this.read[record];
+    const chunk = record >>> this.chunkBits;
+    const slot = record & this.slotMask;
+    while (this.read.length <= chunk) this.read.push(undefined);
+    const pets = (this.read[chunk] ??= []);
+    let pet = pets[slot];
     if (pet === undefined) {
       pet = petOf(idOf(record), this.columns.newPet(record));
-      // Filled up to the slot first: an array written far past its end turns into a slow dictionary.
-      while (this.read.length < record) this.read.push(undefined);
-      this.read[record] = pet;
+      // Filled up to the slot, not sized up front: an array written far past its end, or made by new Array(n)
+      // for n over about 16,000, holds its elements in a slow dictionary.
+      while (pets.length < slot) pets.push(undefined);
+      pets[slot] = pet;
     }
     return pet;
   }
@@ -73,7 +87,7 @@ export class InMemoryPetRepository implements PetRepository {
   private statusIndex(status: PetStatus): RecordList {
     let index = this.byStatus.get(status);
     if (index === undefined) {
-      index = new RecordList();
+      index = new RecordList(this.chunkBits);
       this.byStatus.set(status, index);
     }
     return index;
