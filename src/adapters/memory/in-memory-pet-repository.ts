@@ -76,8 +76,7 @@ export class InMemoryPetRepository implements PetRepository {
     let pet = pets[slot];
     if (pet === undefined) {
       pet = petOf(idOf(record), this.columns.newPet(record));
-      // Filled up to the slot, not sized up front: an array written far past its end, or made by new Array(n)
-      // for n over about 16,000, holds its elements in a slow dictionary.
+      // Filled up to the slot first: an array written far past its end turns into a slow dictionary.
       while (pets.length < slot) pets.push(undefined);
       pets[slot] = pet;
     }
