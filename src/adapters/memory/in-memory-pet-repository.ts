@@ -71,8 +71,11 @@ export class InMemoryPetRepository implements PetRepository {
   private pet(record: number): Pet {
     const chunk = record >>> this.chunkBits;
     const slot = record & this.slotMask;
-    while (this.read.length <= chunk) this.read.push(undefined);
-    const pets = (this.read[chunk] ??= []);
+    let pets = this.read[chunk];
+    if (pets === undefined) {
+      while (this.read.length < chunk) this.read.push(undefined);
+      pets = this.read[chunk] = [];
+    }
     let pet = pets[slot];
     if (pet === undefined) {
       pet = petOf(idOf(record), this.columns.newPet(record));
