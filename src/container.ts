@@ -52,6 +52,8 @@ export interface Runtime {
   readonly mongo?: { readonly connection: MongoConnection; readonly adapters: typeof MongoStorage };
   /** Replaces the system clock (tests of time-dependent behaviour). */
   readonly clock?: Clock;
+  /** Standard Koa middleware mounted on every API route (see createHttpApp). */
+  readonly middleware?: HttpAppDeps['middleware'];
 }
 
 /** Binds every port to the adapter the config selects. Resolution is synchronous: connections are made before. */
@@ -87,6 +89,7 @@ export function compose(config: AppConfig, runtime: Runtime): Container {
       metricsOnApiPort: config.metricsPort === undefined,
       onUnexpectedError: runtime.onUnexpectedError,
       logger: runtime.logger,
+      middleware: runtime.middleware ?? [],
     });
   container
     .bind(TOKENS.httpApp)

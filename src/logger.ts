@@ -1,5 +1,4 @@
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
-import { BatchedStdout } from './batched-stdout.js';
 import { ConfigError, type AppConfig } from './config.js';
 
 export type { Logger };
@@ -17,7 +16,10 @@ export const REDACTED_PATHS = [
   'res.headers["set-cookie"]',
 ];
 
-const FLUSH_EVERY_MS = 1000;
+/** Lines are written in batches of at least this many bytes... */
+const BATCH_BYTES = 8 * 1024;
+/** ...or every this many milliseconds: the most a SIGKILL can lose. */
+const FLUSH_EVERY_MS = 100;
 
 export type LogSettings = Pick<AppConfig, 'appEnv' | 'logLevel' | 'logFormat'>;
 
@@ -34,13 +36,9 @@ export async function createLogger(settings: LogSettings, destination?: Destinat
   if (destination !== undefined) return pino(options, destination);
   const pretty = wantsPretty(settings) ? await prettyStream(settings.logFormat === 'pretty') : undefined;
   if (pretty !== undefined) return pino(options, pretty);
-  // Lines are written in batches of 64 KiB: one write per request would cost more than the request itself.
-  // A timer flushes what a quiet moment leaves behind; what is queued at exit is written synchronously.
-  const stdout = new BatchedStdout();
-  const logger = pino(options, stdout);
-  setInterval(() => logger.flush(), FLUSH_EVERY_MS).unref();
-  process.once('exit', () => stdout.flushSync());
-  return logger;
+  // One write per line would cost more than the request it logs. pino flushes what is left on exit (and main.ts on
+  // SIGTERM and SIGINT, before draining).
+  return pino(options, pino.destination({ dest: 1, minLength: BATCH_BYTES, periodicFlush: FLUSH_EVERY_MS, sync: false }));
 }
 
 function wantsPretty(settings: LogSettings): boolean {

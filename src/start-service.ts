@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import type { Server } from 'node:http';
+import type { Middleware } from 'koa';
 import { answerClientErrors } from './adapters/http/client-errors.js';
 import { logUnexpectedError, RequestObserver } from './adapters/http/observe-requests.js';
 import { apiKeysInForce, type ApiKeysInForce } from './api-keys-in-force.js';
@@ -37,6 +38,8 @@ export interface StartOptions {
   readonly clock?: Clock;
   /** Replaces the logger built from config (tests capture the log stream). */
   readonly logger?: Logger;
+  /** Standard Koa middleware mounted on every API route (see createHttpApp). */
+  readonly middleware?: readonly Middleware[];
 }
 
 /** Composes the service from config and starts listening. */
@@ -46,7 +49,7 @@ export async function startService(config: AppConfig, options: StartOptions = {}
   // Connected before composing, so resolution stays synchronous; an unreachable server does not stop start-up.
   const mongo = config.storage === 'mongodb' ? await connectStorage(config, logger) : undefined;
   try {
-    return await listenAll(config, { keys, logger, mongo, clock: options.clock });
+    return await listenAll(config, { keys, logger, mongo, clock: options.clock, middleware: options.middleware });
   } catch (error) {
     await mongo?.connection.close();
     throw error;
@@ -68,9 +71,10 @@ interface Prepared {
   readonly logger: Logger;
   readonly mongo: Runtime['mongo'];
   readonly clock: Clock | undefined;
+  readonly middleware: readonly Middleware[] | undefined;
 }
 
-async function listenAll(config: AppConfig, { keys, logger, mongo, clock }: Prepared): Promise<RunningService> {
+async function listenAll(config: AppConfig, { keys, logger, mongo, clock, middleware }: Prepared): Promise<RunningService> {
   let draining = false;
   const container = compose(config, {
     apiKeys: keys.apiKeys,
@@ -79,6 +83,7 @@ async function listenAll(config: AppConfig, { keys, logger, mongo, clock }: Prep
     onUnexpectedError: logUnexpectedError(logger),
     ...(mongo === undefined ? {} : { mongo }),
     ...(clock === undefined ? {} : { clock }),
+    ...(middleware === undefined ? {} : { middleware }),
   });
   // The server's own answers (400, 408, 431 from Node's parser and timeouts) are logged and counted like the app's.
   const answerClientError = answerClientErrors(new RequestObserver(logger, container.get(TOKENS.metrics)));

@@ -23,7 +23,7 @@ export interface Pet extends NewPet {
 /**
  * The NewPet members of `pet`, copied field by field: whatever else the input carries (a client's `id`, a
  * `__proto__` key) never travels further. Every adapter builds pets through it or petOf, so a new field is
- * added to both, here; the memory store also gives it a column (adapters/memory/pet-columns.ts).
+ * added to both, here.
  */
 export function newPetOf(pet: NewPet): NewPet {
   const { name, categoryId, status } = pet;

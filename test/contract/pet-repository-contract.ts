@@ -56,6 +56,12 @@ export function petRepositoryContract(name: string, makeFresh: () => Promise<Rep
       expect(listed.map((pet) => pet.categoryId)).toEqual([INT64_MAX, INT64_MIN]);
     });
 
+    it('refuses a categoryId outside int64 with a RangeError and stores nothing', async () => {
+      await expect(repo.add({ name: 'Big', categoryId: INT64_MAX + 1n })).rejects.toThrow(RangeError);
+      await expect(repo.add({ name: 'Small', categoryId: INT64_MIN - 1n })).rejects.toThrow(RangeError);
+      expect(await repo.list({ limit: 10 })).toEqual([]);
+    });
+
     it('keeps unicode names intact', async () => {
       const pet = await repo.add({ name: 'Füchschen 🦊 "quoted" \\ back', categoryId: 4n });
       expect((await repo.findById(pet.id))?.name).toBe('Füchschen 🦊 "quoted" \\ back');

@@ -1,10 +1,12 @@
 import type { Socket } from 'node:net';
-import type { Context } from 'koa';
+import type { Context, Next } from 'koa';
 import type { ApiKeyId } from '../../ports/api-key-verifier.js';
 import { InvalidApiKey } from '../../core/errors.js';
 import type { PetCatalog } from '../../core/pet-catalog.js';
 import type { RateLimits } from '../../ports/rate-limiter.js';
-import { assertNotBlocked, consumeKeyQuota, recordAuthFailure } from './rate-limits.js';
+import type { HttpMetrics } from './http-metrics.js';
+import { assertNotBlocked, consumeKeyQuota, RateLimited, recordAuthFailure } from './rate-limits.js';
+import type { RequestState } from './request-context.js';
 
 /** The Authorization header a connection last proved, with its key's id. */
 interface ProvenKey {
@@ -25,12 +27,43 @@ export function bearerToken(header: string | undefined): string | undefined {
   return match[1];
 }
 
+/** Paths under /v1 that need no key: the published contract. */
+const PUBLIC_PATHS = new Set(['/v1/openapi.json']);
+
+export interface ApiKeyDeps {
+  readonly catalog: PetCatalog;
+  readonly rateLimits: RateLimits;
+  /** Counts 429s by the limit that refused them; undefined when METRICS=off. */
+  readonly metrics?: HttpMetrics;
+}
+
 /**
- * The id of the caller's key, counted against its quota; throws when the request may go no further.
- * Synchronous, like the limiter it asks: no promise per request. Addresses that fail too often are
- * refused before their key is checked, so a blocked guesser cannot tell a right key from a wrong one.
+ * Middleware: every path under /v1 but the document needs a valid key within its quota (before routing, so a
+ * caller without a key learns nothing else). The key's id goes to ctx.state.apiKeyId for the log line.
  */
-export function authenticateRequest(ctx: Context, catalog: PetCatalog, limits: RateLimits, address: string): ApiKeyId {
+export function requireApiKey(deps: ApiKeyDeps) {
+  return function apiKey(ctx: Context, next: Next): Promise<void> {
+    const path = ctx.path;
+    if ((path === '/v1' || path.startsWith('/v1/')) && !PUBLIC_PATHS.has(path)) {
+      try {
+        authenticateRequest(ctx, deps.catalog, deps.rateLimits);
+      } catch (error) {
+        if (error instanceof RateLimited) deps.metrics?.countRateLimitRefusal(error.limit);
+        throw error;
+      }
+    }
+    return next();
+  };
+}
+
+/**
+ * Proves the caller's key (its id in ctx.state.apiKeyId) and counts it against its quota; throws when the
+ * request may go no further. Synchronous, like the limiter it asks: no promise per request. Addresses that fail
+ * too often are refused before their key is checked, so a blocked guesser cannot tell a right key from a wrong one.
+ */
+function authenticateRequest(ctx: Context, catalog: PetCatalog, limits: RateLimits): void {
+  const state = ctx.state as RequestState;
+  const address = state.clientAddress;
   const failures = limits.authFailures;
   if (failures !== undefined) assertNotBlocked(failures, address);
   const header = ctx.req.headers.authorization;
@@ -51,8 +84,8 @@ export function authenticateRequest(ctx: Context, catalog: PetCatalog, limits: R
     }
     socket[PROVEN_KEY] = { header: header!, keyId };
   }
+  state.apiKeyId = keyId;
   if (limits.perKey !== undefined) consumeKeyQuota(ctx, limits.perKey, keyId);
-  return keyId;
 }
 
 /** Equality in time that depends on the lengths only, not on where the texts differ. */

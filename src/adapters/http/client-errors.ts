@@ -4,17 +4,15 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { ApiError } from './api-error.js';
 import { toErrorResponse } from './error-responses.js';
-import type { RequestObserver } from './observe-requests.js';
-import type { RequestLine } from './request-line-writer.js';
-import { inFlightRequest, requestLine, type RequestState } from './request-frame.js';
-import { SECURITY_HEADERS } from './request-context.js';
+import { dispatchedRoute, type RequestLine, type RequestObserver } from './observe-requests.js';
+import { inFlightRequest, requestLine, SECURITY_HEADERS, type RequestState } from './request-context.js';
 
 /**
  * Requests Node's HTTP parser refuses or its timeouts cut (oversized head, a head or body that takes too
  * long, bytes that are not HTTP) would get Node's bare answers and no log line. This gives them the same
  * JSON Error body and headers as every other error, closes the connection, and logs and counts the answer
  * once with the status sent (issue 11, D4). A request the app was serving (a body cut by the request
- * timeout) is logged here with its method and route, and the frame then leaves it alone.
+ * timeout) is logged here with its method and route, and the app then leaves it alone.
  */
 export function answerClientErrors(observer: RequestObserver) {
   return function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
@@ -25,7 +23,7 @@ export function answerClientErrors(observer: RequestObserver) {
       return;
     }
     const { body } = toErrorResponse(asApiError(error.code));
-    const line = serving === undefined ? unreadRequest(socket, body.status) : requestLine(serving, body.status, matchedRoute(serving));
+    const line = serving === undefined ? unreadRequest(socket, body.status) : requestLine(serving, body.status, dispatchedRoute(serving));
     if (serving !== undefined) (serving.state as RequestState).observed = true;
     const json = JSON.stringify(body);
     const headers = {
@@ -45,11 +43,6 @@ export function answerClientErrors(observer: RequestObserver) {
 function unreadRequest(socket: Duplex, status: number): RequestLine {
   const address = (socket as Partial<Socket>).remoteAddress ?? null;
   return { requestId: randomUUID(), method: null, route: null, status, durationMs: null, apiKeyId: null, clientAddress: address };
-}
-
-function matchedRoute(ctx: object): string | null {
-  const route = (ctx as { _matchedRoute?: unknown })._matchedRoute;
-  return typeof route === 'string' ? route : null;
 }
 
 function asApiError(code: string | undefined): ApiError {

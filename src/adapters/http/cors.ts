@@ -1,4 +1,4 @@
-import type { Context } from 'koa';
+import type { Context, Next } from 'koa';
 
 const ALLOW_METHODS = 'GET, HEAD, POST';
 const ALLOW_HEADERS = 'Authorization, Content-Type, Idempotency-Key, X-Request-Id';
@@ -30,4 +30,12 @@ export function applyCors(ctx: Context, allowed: ReadonlySet<string>): boolean {
   }
   ctx.set('Access-Control-Expose-Headers', EXPOSE_HEADERS);
   return false;
+}
+
+/** Middleware: CORS for the allowed origins; a preflight is answered here, before the key check. */
+export function cors(origins: readonly string[]) {
+  const allowed = new Set(origins);
+  return function cors(ctx: Context, next: Next): Promise<void> {
+    return applyCors(ctx, allowed) ? Promise.resolve() : next();
+  };
 }

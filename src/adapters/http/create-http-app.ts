@@ -1,22 +1,23 @@
 import Router from '@koa/router';
-import type Koa from 'koa';
-import type { Context } from 'koa';
+import Koa, { type Context, type Middleware } from 'koa';
 import type { Logger } from 'pino';
 import type { PetCatalog } from '../../core/pet-catalog.js';
 import type { Clock } from '../../ports/clock.js';
 import type { RateLimits } from '../../ports/rate-limiter.js';
+import { requireApiKey } from './authenticate.js';
 import { trustedProxyList } from './client-address.js';
-import { docsRoutes } from './docs-routes.js';
-import { FrameKoa } from './frame-koa.js';
-import type { IdempotencySettings } from './idempotency.js';
-import { healthRoutes, type Readiness } from './health-routes.js';
+import { cors } from './cors.js';
+import { addDocsRoutes } from './docs-routes.js';
+import { respondWithErrors } from './error-responses.js';
+import { addHealthRoutes, type Readiness } from './health-routes.js';
 import type { HttpMetrics } from './http-metrics.js';
-import { metricsRoutes } from './metrics-routes.js';
+import type { IdempotencySettings } from './idempotency.js';
+import { addMetricsRoutes } from './metrics-routes.js';
 import { RequestObserver } from './observe-requests.js';
 import type { OpenApiServers } from './openapi-document.js';
-import { openApiRoutes } from './openapi-routes.js';
-import { petRoutes } from './pet-routes.js';
-import { requestFrame } from './request-frame.js';
+import { addOpenApiRoutes } from './openapi-routes.js';
+import { addPetRoutes } from './pet-routes.js';
+import { requestContext } from './request-context.js';
 
 export interface HttpAppDeps {
   readonly catalog: PetCatalog;
@@ -26,8 +27,8 @@ export interface HttpAppDeps {
   readonly rateLimits: RateLimits;
   /** Base addresses published in the OpenAPI document. */
   readonly servers: OpenApiServers;
-  /** Receives every error that became a 500; the client only sees a generic message. */
-  readonly onUnexpectedError: (error: unknown, ctx: Context) => void;
+  /** Koa's 'error' event: every error that became an unanticipated 5xx; the client only sees a generic message. */
+  readonly onUnexpectedError: (error: unknown, ctx?: Context) => void;
   readonly logger: Logger;
   /** Records every request; undefined when METRICS=off. */
   readonly metrics?: HttpMetrics;
@@ -37,42 +38,38 @@ export interface HttpAppDeps {
   readonly corsOrigins: readonly string[];
   /** Proxy addresses or CIDR blocks whose X-Forwarded-For is believed (TRUSTED_PROXIES); none by default. */
   readonly trustedProxies?: readonly string[];
+  /**
+   * Standard Koa middleware for every route (compression, ETags, a team's own): mounted inside the error
+   * mapping, so what they throw becomes an Error body, and before CORS, the key check and the router.
+   */
+  readonly middleware?: readonly Middleware[];
 }
 
 /** The Koa app serving the interface. It never listens: main.ts (or a test) does. */
 export function createHttpApp(deps: HttpAppDeps): Koa {
-  // Koa, with the frame's own replies spared on-finished (frame-koa.ts).
-  const app = new FrameKoa();
-  // Errors are rendered and reported by the request frame; Koa's own stderr logging would double them.
-  app.silent = true;
+  const app = new Koa();
+  app.on('error', deps.onUnexpectedError);
   const router = allRoutes(deps);
-
-  // One frame does what every request needs (id, headers, CORS, key, quota, errors, log, metrics); see request-frame.ts.
-  app.use(
-    requestFrame({
-      catalog: deps.catalog,
-      rateLimits: deps.rateLimits,
-      observer: new RequestObserver(deps.logger, deps.metrics),
-      router,
-      corsOrigins: deps.corsOrigins,
-      trustedProxies: trustedProxyList(deps.trustedProxies ?? []),
-      onUnexpectedError: deps.onUnexpectedError,
-    }),
-  );
-  // The frame runs a matched route itself (route-dispatch.ts); what it cannot (404, 405, OPTIONS) comes here.
+  const observer = new RequestObserver(deps.logger, deps.metrics);
+  app.use(requestContext({ observer, router, trustedProxies: trustedProxyList(deps.trustedProxies ?? []) }));
+  app.use(respondWithErrors());
+  for (const middleware of deps.middleware ?? []) app.use(middleware);
+  if (deps.corsOrigins.length > 0) app.use(cors(deps.corsOrigins));
+  app.use(requireApiKey({ catalog: deps.catalog, rateLimits: deps.rateLimits, metrics: deps.metrics }));
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;
 }
 
-/** Every route the service answers; the OpenAPI document must describe exactly these. */
-export function allRoutes(deps: HttpAppDeps): Router {
+/** Every route the service answers, in one flat router; the OpenAPI documents must describe exactly these. */
+export function allRoutes(deps: Pick<HttpAppDeps, 'readiness' | 'servers' | 'catalog' | 'clock' | 'idempotency' | 'metrics' | 'metricsOnApiPort'>): Router {
   const metrics = deps.metricsOnApiPort ? deps.metrics : undefined;
+  // Exact paths only, as documented: `/V1/pets` would bypass the key check, `/v1/pets/` is no route.
   const router = new Router({ sensitive: true, strict: true });
-  router.use(healthRoutes(deps.readiness).routes());
-  router.use(openApiRoutes(deps.servers, { metrics: metrics !== undefined }).routes());
-  router.use(docsRoutes().routes());
-  router.use(petRoutes(deps.catalog, deps.clock, deps.idempotency).routes());
-  if (metrics !== undefined) router.use(metricsRoutes(metrics).routes());
+  addHealthRoutes(router, deps.readiness);
+  addOpenApiRoutes(router, deps.servers, { metrics: metrics !== undefined });
+  addDocsRoutes(router);
+  addPetRoutes(router, deps.catalog, deps.clock, deps.idempotency);
+  if (metrics !== undefined) addMetricsRoutes(router, metrics);
   return router;
 }

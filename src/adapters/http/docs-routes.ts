@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import Router from '@koa/router';
+import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { ApiError } from './api-error.js';
 import { DOCS_ASSETS, DOCS_CSP, DOCS_HTML, type DocsAsset } from './docs-page.js';
@@ -24,15 +24,14 @@ async function load(name: string, asset: DocsAsset): Promise<LoadedAsset> {
   return result;
 }
 
-/** The page's CSP instead of the JSON API's (the request frame adds its own only where a route set none), and how long to cache. */
+/** The page's CSP instead of the JSON API's, and how long to cache. */
 function setDocsHeaders(ctx: Context, cacheControl: string): void {
   ctx.set('Content-Security-Policy', DOCS_CSP);
   ctx.set('Cache-Control', cacheControl);
 }
 
 /** GET /docs, the human-readable API reference, and its allow-listed assets; no key needed. */
-export function docsRoutes(): Router {
-  const router = new Router({ sensitive: true, strict: true });
+export function addDocsRoutes(router: Router): void {
   router.get('/docs', (ctx) => {
     setDocsHeaders(ctx, 'no-cache');
     ctx.set('Referrer-Policy', 'no-referrer');
@@ -55,5 +54,4 @@ export function docsRoutes(): Router {
     ctx.type = contentType;
     ctx.body = body;
   });
-  return router;
 }

@@ -1,6 +1,8 @@
+import { STATUS_CODES } from 'node:http';
 import type { Context, Next } from 'koa';
 import { DomainError, InvalidApiKey, type DomainErrorCode } from '../../core/errors.js';
 import { ApiError } from './api-error.js';
+import { sendJson } from './send-json.js';
 
 export interface ErrorBody {
   readonly code: string;
@@ -35,6 +37,20 @@ interface ErrorResponse {
   readonly headers: Readonly<Record<string, string>>;
 }
 
+/** An error that names its own HTTP status, as ctx.throw and http-errors make them (Koa's own convention). */
+interface HttpStatusError {
+  readonly status: number;
+  readonly message: string;
+  /** True when the message is meant for the client (http-errors sets it for 4xx). */
+  readonly expose?: boolean;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+function isHttpStatusError(error: unknown): error is HttpStatusError {
+  const status = (error as { status?: unknown } | null)?.status;
+  return error instanceof Error && typeof status === 'number' && Number.isInteger(status) && status >= 400 && status <= 599;
+}
+
 /** Any thrown value as the response the client sees. Unknown errors reveal nothing of their cause. */
 export function toErrorResponse(error: unknown): ErrorResponse {
   if (error instanceof DomainError) {
@@ -44,34 +60,33 @@ export function toErrorResponse(error: unknown): ErrorResponse {
   if (error instanceof ApiError) {
     return { body: { code: error.code, message: error.message, status: error.status }, headers: error.headers };
   }
+  if (isHttpStatusError(error)) {
+    // "Bad Request" becomes bad_request: the codes the service's own errors use for the same statuses.
+    const reason = STATUS_CODES[error.status] ?? 'Error';
+    const code = reason.toLowerCase().replace(/[^a-z0-9]+/g, '_');
+    const message = error.expose === true ? error.message : `${reason}.`;
+    return { body: { code, message, status: error.status }, headers: { ...error.headers } };
+  }
   return {
     body: { code: 'internal_error', message: 'An unexpected error occurred.', status: 500 },
     headers: {},
   };
 }
 
-export function renderError(ctx: Context, error: unknown): ErrorBody {
-  const { body, headers } = toErrorResponse(error);
-  ctx.status = body.status;
-  ctx.set(headers);
-  ctx.type = 'application/json';
-  ctx.body = JSON.stringify(body);
-  return body;
-}
-
 /**
- * The metrics port's outermost middleware (the API's is request-frame.ts): renders every failure, and the
- * router's bare 404/405/501 answers, as JSON Error bodies. `onUnexpected` receives what became a 500.
+ * The one error mapping, as middleware: every failure below it, and the router's bare 404/405/501 answers,
+ * become JSON Error bodies. What became a 5xx without being anticipated is emitted on the app's 'error' event.
  */
-export function respondWithErrors(onUnexpected: (error: unknown, ctx: Context) => void) {
+export function respondWithErrors() {
   return async function errorResponses(ctx: Context, next: Next): Promise<void> {
     try {
       await next();
       const bare = bareStatusError(ctx);
       if (bare !== undefined) throw bare;
     } catch (error) {
-      const body = renderError(ctx, error);
-      if (isUnexpected(error, body.status)) onUnexpected(error, ctx);
+      const { body, headers } = toErrorResponse(error);
+      sendJson(ctx, body.status, JSON.stringify(body), headers);
+      if (isUnexpected(error, body.status)) ctx.app.emit('error', error, ctx);
     }
   };
 }

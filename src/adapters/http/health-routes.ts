@@ -1,4 +1,4 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
 import { sendJson } from './send-json.js';
 
 export interface Readiness {
@@ -7,12 +7,10 @@ export interface Readiness {
 }
 
 /** Liveness and readiness for orchestrators; no key needed, nothing about the internals revealed. */
-export function healthRoutes(readiness: Readiness): Router {
-  const router = new Router({ sensitive: true, strict: true });
+export function addHealthRoutes(router: Router, readiness: Readiness): void {
   router.get('/healthz', (ctx) => sendJson(ctx, 200, '{"status":"ok"}'));
   router.get('/readyz', async (ctx) => {
     const ready = await readiness.isReady();
     sendJson(ctx, ready ? 200 : 503, ready ? '{"status":"ready"}' : '{"status":"unavailable"}');
   });
-  return router;
 }

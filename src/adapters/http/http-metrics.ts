@@ -1,5 +1,15 @@
-import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
-import { RequestTallies } from './request-tallies.js';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** Upper bounds of the request duration histogram, in seconds. */
+export const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
+
+type RequestLabel = 'method' | 'route' | 'status';
+
+/** One (method, route, status) series: prom-client's labelled children, looked up once and kept. */
+interface RequestSeries {
+  readonly count: Counter.Internal;
+  readonly duration: Histogram.Internal<RequestLabel>;
+}
 
 /**
  * Prometheus metrics of one app instance: its own registry, so several apps in one process (tests)
@@ -7,7 +17,33 @@ import { RequestTallies } from './request-tallies.js';
  */
 export class HttpMetrics {
   readonly registry = new Registry();
-  private readonly requests = new RequestTallies(this.registry);
+  private readonly requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by method, route template and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  });
+  private readonly durations = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from receiving a request to its response being ready, by method, route template and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [...DURATION_BUCKETS],
+    registers: [this.registry],
+  });
+  // Methods, route templates and statuses are few, so this stays small; labels() validates and hashes on every call.
+  private readonly requestSeries = new Map<string, RequestSeries>();
+  private readonly rateLimitRefusals = new Counter({
+    name: 'animal_store_rate_limit_refusals_total',
+    help: 'Requests refused with 429, by the limit that refused them.',
+    labelNames: ['limit'] as const,
+    registers: [this.registry],
+  });
+  private readonly mongoCommands = new Counter({
+    name: 'animal_store_mongodb_commands_total',
+    help: 'Commands sent to MongoDB (round trips), by command name.',
+    labelNames: ['command'] as const,
+    registers: [this.registry],
+  });
 
   /** countPets is asked at every scrape; when it fails the gauge reads NaN rather than a stale number. */
   constructor(countPets: () => Promise<number>) {
@@ -24,26 +60,25 @@ export class HttpMetrics {
 
   /** Counts one response; times it too unless `seconds` is undefined (nothing was read, so nothing to time). */
   observeRequest(method: string, route: string, status: number, seconds: number | undefined): void {
-    this.requests.observe(method, route, status, seconds);
+    const key = `${method} ${route} ${status}`;
+    let series = this.requestSeries.get(key);
+    if (series === undefined) {
+      const labels = { method, route, status: String(status) };
+      series = { count: this.requests.labels(labels), duration: this.durations.labels(labels) };
+      this.requestSeries.set(key, series);
+    }
+    series.count.inc();
+    if (seconds !== undefined) series.duration.observe(seconds);
   }
 
-  private readonly mongoCommands = new Counter({
-    name: 'animal_store_mongodb_commands_total',
-    help: 'Commands sent to MongoDB (round trips), by command name.',
-    labelNames: ['command'] as const,
-    registers: [this.registry],
-  });
-  private readonly mongoCommandSeries = new Map<string, () => void>();
+  /** One request refused by a rate limit, named as in its RateLimit-Policy header. */
+  countRateLimitRefusal(limit: string): void {
+    this.rateLimitRefusals.labels(limit).inc();
+  }
 
   /** One round trip to MongoDB; command names are the driver's few (find, insert, update...), so the labels stay bounded. */
   countMongoCommand(command: string): void {
-    let count = this.mongoCommandSeries.get(command);
-    if (count === undefined) {
-      const child = this.mongoCommands.labels(command);
-      count = () => child.inc();
-      this.mongoCommandSeries.set(command, count);
-    }
-    count();
+    this.mongoCommands.labels(command).inc();
   }
 
   get contentType(): string {

@@ -32,13 +32,8 @@ export function exactInteger(text: string): bigint | undefined {
 const parseNumber = (text: string): bigint | number => exactInteger(text) ?? Number(text);
 
 /**
- * Parses JSON exactly: integers as bigint, duplicate keys rejected, `__proto__` kept as a plain key.
- *
- * Never through JSON.parse, although it is 0.7 µs faster on a create body: V8 internalizes every string value
- * of 10 characters or fewer that JSON.parse reads, into its string table in the old generation, so each new
- * pet's name ("Rex", "pet 4711") became old-generation garbage that only a mark-compact frees. At 12,500
- * creates a second that was 0.4 MB/s of the 0.8 MB/s the old generation grew by, and a mark-compact every
- * 5 s, each queueing requests for 20 to 30 ms (BENCHMARKS.md, issue 10, eighth session).
+ * Parses JSON exactly: integers as bigint, duplicate keys rejected, `__proto__` kept as a plain key. Not
+ * JSON.parse, which rounds int64 past 2^53 and keeps the last of duplicate keys.
  */
 export function parseExactJson(text: string): unknown {
   return parse(text, null, parseNumber);
@@ -61,19 +56,18 @@ export function jsonNestingDepth(text: string): number {
   return deepest;
 }
 
-// A Pet never changes and the memory repository hands out the same objects, so each one's JSON is
-// written once per read pet, as the UTF-8 bytes the socket takes; the WeakMap lets it go with its pet (MongoDB
-// returns fresh objects: those miss, and go). A pet just created is written without remembering it: most are
-// not read again soon, and each entry costs memory and GC work (the create workload's heap grows by one pet a
-// request already).
-const written = new WeakMap<Pet, Buffer>();
+// The JSON of recently read pets, as the bytes the socket takes: clients read the same pets and pages again and
+// again, and a Pet never changes. Bounded, so that reading a large store does not grow memory.
+const RECENT_PETS = 10_000;
+const recent = new Map<Pet, Buffer>();
 
 /** A pet as JSON bytes, remembered for the next read of the same pet. */
 export function petJson(pet: Pet): Buffer {
-  let json = written.get(pet);
+  let json = recent.get(pet);
   if (json === undefined) {
+    if (recent.size >= RECENT_PETS) recent.clear();
     json = Buffer.from(newPetJson(pet));
-    written.set(pet, json);
+    recent.set(pet, json);
   }
   return json;
 }
@@ -86,11 +80,7 @@ export function newPetJson(pet: Pet): string {
 
 const [OPEN, COMMA, CLOSE] = [0x5b, 0x2c, 0x5d];
 
-/*
- * A page as one JSON array, copied together from each pet's remembered bytes. Joining the texts instead cost
- * 2 µs more a page (measured): the join, then Content-Length's scan of the result, Node's copy of it behind
- * the status line and headers, and its encoding for the socket.
- */
+/** A page as one JSON array, copied together from each pet's bytes (no text to join, scan and encode again). */
 export function petsJson(pets: readonly Pet[]): Buffer {
   const parts = pets.map(petJson);
   let length = 2 + Math.max(0, parts.length - 1); // the brackets, and the commas between parts

@@ -1,4 +1,4 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
 import { stringify } from 'lossless-json';
 import { buildOpenApiDocument } from './openapi-document.js';
 import { OPERATIONS_DOCUMENT_PATH, type OpenApiOptions, type OpenApiServers } from './openapi-info.js';
@@ -9,12 +9,11 @@ import { sendJson } from './send-json.js';
  * GET /v1/openapi.json (the interface) and GET /openapi-operations.json (probes, docs, metrics): public,
  * built once at start-up. lossless-json writes the int64 bounds with every digit.
  */
-export function openApiRoutes(servers: OpenApiServers, options: OpenApiOptions): Router {
+export function addOpenApiRoutes(router: Router, servers: OpenApiServers, options: OpenApiOptions): void {
   const documents = {
     '/v1/openapi.json': stringify(buildOpenApiDocument(servers), null, 2)!,
     [OPERATIONS_DOCUMENT_PATH]: stringify(buildOperationsDocument(servers, options), null, 2)!,
   };
-  const router = new Router({ sensitive: true, strict: true });
   for (const [path, document] of Object.entries(documents)) {
     router.get(path, (ctx) => {
       // Readable from any origin: documentation tools fetch it cross-origin, and it holds no secret.
@@ -23,5 +22,4 @@ export function openApiRoutes(servers: OpenApiServers, options: OpenApiOptions):
       sendJson(ctx, 200, document);
     });
   }
-  return router;
 }

@@ -100,5 +100,5 @@ export const PET_OPERATIONS = {
   },
 } as const satisfies Record<string, PetOperation>;
 
-/** The path as @koa/router writes it (without the /v1 prefix). */
-export const routerPath = (operation: PetOperation): string => operation.path.replace(/\{(\w+)\}/g, ':$1');
+/** The full path as @koa/router writes it (`/v1/pets/:petId`). */
+export const routerPath = (operation: PetOperation): string => `/v1${operation.path.replace(/\{(\w+)\}/g, ':$1')}`;

@@ -1,4 +1,4 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
 import type { PetCatalog } from '../../core/pet-catalog.js';
 import { newPetOf, type PetId, type PetStatus } from '../../core/pet.js';
 import type { Clock } from '../../ports/clock.js';
@@ -11,22 +11,15 @@ import { PET_OPERATIONS, routerPath } from './pet-operations.js';
 import { queryOf } from './query.js';
 import { readJsonBody } from './read-json-body.js';
 import { sendJson } from './send-json.js';
-import { remembered } from './remembered.js';
 import { validate } from './validate.js';
 import { ListPetsQuerySchema, NewPetSchema, PetIdSchema } from './wire-schemas.js';
 
 /** The three operations of the interface, under /v1, as the route table (pet-operations.ts) lists them. */
-export function petRoutes(catalog: PetCatalog, clock: Clock, idempotency: IdempotencySettings): Router {
-  // Exact paths only, as documented: `/V1/pets` would bypass the key check in create-http-app.ts, `/v1/pets/` is no route.
-  const router = new Router({ prefix: '/v1', sensitive: true, strict: true });
-
+export function addPetRoutes(router: Router, catalog: PetCatalog, clock: Clock, idempotency: IdempotencySettings): void {
   const { listPets, createPet, getPet } = PET_OPERATIONS;
-  const petIdOf = remembered((text) => validate(PetIdSchema, text, 'petId'));
-  // Keyed by the whole request target: the query is all that varies on this route.
-  const listQueryOf = remembered((target) => Object.freeze(validate(ListPetsQuerySchema, queryOf(target), 'query')));
   router.get(listPets.operationId, routerPath(listPets), async (ctx) => {
     // Never ctx.query: it is quadratic in the number of parameters (see query.ts).
-    const { limit, status, cursor } = listQueryOf(ctx.req.url ?? '');
+    const { limit, status, cursor } = validate(ListPetsQuerySchema, queryOf(ctx.url), 'query');
     const afterId = cursor === undefined ? undefined : decodeCursor(cursor, status);
     const page = await catalog.listPets({ limit, status, afterId });
     const link = page.nextAfterId === undefined ? undefined : { Link: nextLink(limit, status, page.nextAfterId) };
@@ -51,11 +44,9 @@ export function petRoutes(catalog: PetCatalog, clock: Clock, idempotency: Idempo
     if (clock.now() >= GET_PET_SUNSET_AT) {
       throw new ApiError(410, 'operation_removed', `GET /v1/pets/{petId} was removed; use GET ${GET_PET_SUCCESSOR} instead.`);
     }
-    const id = petIdOf(ctx.params.petId!);
+    const id = validate(PetIdSchema, ctx.params.petId, 'petId');
     sendJson(ctx, 200, petJson(await catalog.getPet(id)));
   });
-
-  return router;
 }
 
 // A relative reference (RFC 8288 §3.1): it resolves against the request URI, so it is right behind any proxy.

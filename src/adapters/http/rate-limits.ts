@@ -42,9 +42,20 @@ function quotaHeaders(limiter: RateLimiter, use: WindowUse): Record<string, stri
   };
 }
 
-function tooManyRequests(limiter: RateLimiter, use: WindowUse): ApiError {
+/** A 429: which limit refused the request, for the metrics. */
+export class RateLimited extends ApiError {
+  constructor(
+    readonly limit: string,
+    retryAfter: string,
+    headers: Readonly<Record<string, string>>,
+  ) {
+    super(429, 'rate_limited', `Too many requests; retry in ${retryAfter} s.`, headers);
+  }
+}
+
+function tooManyRequests(limiter: RateLimiter, use: WindowUse): RateLimited {
   const retryAfter = String(Math.max(1, Math.ceil(use.resetInMs / 1000)));
-  return new ApiError(429, 'rate_limited', `Too many requests; retry in ${retryAfter} s.`, {
+  return new RateLimited(limiter.name, retryAfter, {
     ...quotaHeaders(limiter, { ...use, used: Math.max(use.used, limiter.limit) }),
     'Retry-After': retryAfter,
   });

@@ -1,8 +1,12 @@
+import type Router from '@koa/router';
 import { randomUUID } from 'node:crypto';
+import type { BlockList } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { Context, Next } from 'koa';
-
-// Only ids that are safe to echo and to log are taken from the client.
-const CLIENT_REQUEST_ID = /^[\w.:-]{1,128}$/;
+import type { ApiKeyId } from '../../ports/api-key-verifier.js';
+import { clientAddress } from './client-address.js';
+import { GET_PET_DEPRECATION_HEADERS, isGetPet } from './deprecation.js';
+import { routeTemplate, type RequestLine, type RequestObserver } from './observe-requests.js';
 
 /**
  * Headers for a JSON API that never renders HTML (OWASP REST Security Cheat Sheet). CSP frame-ancestors
@@ -14,16 +18,72 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze(
   'Cache-Control': 'no-store',
 });
 
-const SECURITY_HEADER_ENTRIES = Object.entries(SECURITY_HEADERS);
+/** What the service keeps for one request, as ctx.state. */
+export interface RequestState {
+  readonly requestId: string;
+  readonly clientAddress: string;
+  readonly started: number;
+  /** Set once the key is proved, before its quota is counted, so that a 429 names whom it throttled. */
+  apiKeyId: ApiKeyId | null;
+  /** True once logged and counted; the server's own timeout answer may do it first (client-errors.ts). */
+  observed: boolean;
+}
 
-/** Echoes or assigns X-Request-Id and sets the security headers every response carries. */
-export async function requestContext(ctx: Context, next: Next): Promise<void> {
-  const given = ctx.req.headers['x-request-id'];
-  const requestId = typeof given === 'string' && CLIENT_REQUEST_ID.test(given) ? given : randomUUID();
-  ctx.state.requestId = requestId;
-  // Straight to Node: these run on every request, and Koa's ctx.set adds a layer of checks per header.
-  const res = ctx.res;
-  res.setHeader('X-Request-Id', requestId);
-  for (const [name, value] of SECURITY_HEADER_ENTRIES) res.setHeader(name, value);
-  await next();
+export interface RequestContextDeps {
+  /** Logs and counts each response; undefined on the metrics port, whose scrapes are not logged. */
+  readonly observer?: RequestObserver;
+  /** Names the route template of each response for its log line and counts. */
+  readonly router: Router;
+  /** Proxies whose X-Forwarded-For is believed; undefined means none. */
+  readonly trustedProxies?: BlockList;
+}
+
+// Only ids that are safe to echo and to log are taken from the client.
+const CLIENT_REQUEST_ID = /^[\w.:-]{1,128}$/;
+const IN_FLIGHT = Symbol('request in flight');
+type ServingSocket = Duplex & { [IN_FLIGHT]?: Context | undefined };
+
+/**
+ * The first middleware: identifies the request (X-Request-Id, client address), sets the headers every response
+ * carries (and getPet's deprecation notice), and once the rest of the chain has answered, logs and counts it.
+ */
+export function requestContext(deps: RequestContextDeps) {
+  return async function requestContext(ctx: Context, next: Next): Promise<void> {
+    const given = ctx.get('X-Request-Id');
+    const state: RequestState = Object.assign(ctx.state, {
+      requestId: CLIENT_REQUEST_ID.test(given) ? given : randomUUID(),
+      clientAddress: clientAddress(ctx.req, deps.trustedProxies),
+      started: performance.now(),
+      apiKeyId: null,
+      observed: false,
+    });
+    ctx.set('X-Request-Id', state.requestId);
+    ctx.set(SECURITY_HEADERS);
+    if (isGetPet(ctx.method, ctx.path)) ctx.set(GET_PET_DEPRECATION_HEADERS);
+    // Remembered on the connection, so that the server's own timeout answer can name this request.
+    const socket = ctx.req.socket as ServingSocket;
+    socket[IN_FLIGHT] = ctx;
+    await next();
+    if (socket[IN_FLIGHT] === ctx) socket[IN_FLIGHT] = undefined;
+    if (deps.observer !== undefined && !state.observed) deps.observer.record(requestLine(ctx, ctx.status, routeTemplate(ctx, deps.router)));
+  };
+}
+
+/** The request the server is reading or answering on `socket`, if any. */
+export function inFlightRequest(socket: Duplex): Context | undefined {
+  return (socket as ServingSocket)[IN_FLIGHT];
+}
+
+/** The log line of a request, as answered with `status`. */
+export function requestLine(ctx: Context, status: number, route: string | null): RequestLine {
+  const state = ctx.state as RequestState;
+  return {
+    requestId: state.requestId,
+    method: ctx.method,
+    route,
+    status,
+    durationMs: Math.round((performance.now() - state.started) * 1000) / 1000,
+    apiKeyId: state.apiKeyId,
+    clientAddress: state.clientAddress,
+  };
 }

@@ -1,15 +1,15 @@
 import type { Context } from 'koa';
 
-/** A JSON response, written by the request frame in one writeHead (see request-frame.ts). */
-export interface Reply {
-  readonly status: number;
-  /** JSON we serialized ourselves (JSON.stringify cannot write bigint): text, or UTF-8 bytes kept ready (json.ts). */
-  readonly json: string | Buffer;
-  /** Headers particular to this response, beyond those every response carries. */
-  readonly headers?: Readonly<Record<string, string>>;
-}
+const JSON_TYPE = 'application/json; charset=utf-8';
 
-/** Hands the response to the request frame; nothing is written until the handler returns. */
+/**
+ * Sets a JSON response through Koa: status, headers, then the body. The JSON is written by the service itself
+ * (JSON.stringify cannot write bigint): text, or UTF-8 bytes kept ready (json.ts).
+ */
 export function sendJson(ctx: Context, status: number, json: string | Buffer, headers?: Readonly<Record<string, string>>): void {
-  ctx.state.reply = headers === undefined ? { status, json } : { status, json, headers };
+  ctx.status = status;
+  if (headers !== undefined) ctx.set(headers);
+  // Set before the body, so that Koa keeps it rather than guessing text/plain or octet-stream.
+  ctx.set('Content-Type', JSON_TYPE);
+  ctx.body = json;
 }
