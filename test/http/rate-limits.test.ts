@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/http-harness.js';
 import { FakeClock } from '../support/fake-clock.js';
+import { sha256Hex } from '../../src/adapters/keys/hashed-api-key-verifier.js';
+import { captureLogs } from '../support/log-capture.js';
 import { TEST_API_KEY } from '../support/test-config.js';
 
 // Windows are aligned to the clock: a clock that stands still keeps every request of a test in one window.
@@ -65,6 +67,26 @@ describe('rate limits', () => {
       expect((await server.request('GET', '/v1/pets', { anonymous: true })).status).toBe(401);
     }
     expect((await get(TEST_API_KEY)).status).toBe(200);
+  });
+
+  it('logs each 429 with the key id it throttled, and counts refusals by limit in /metrics', async () => {
+    const logs = await captureLogs();
+    server = await startTestServer({ rateLimitPerMinute: 2, authFailuresPerMinute: 1 }, { clock: windowStart(), logger: logs.logger });
+    const throttled = ['limited-1', 'limited-2', 'limited-3'];
+    for (const [n, requestId] of ['ok-1', 'ok-2', ...throttled].entries()) {
+      const response = await server.request('GET', '/v1/pets', { headers: { 'X-Request-Id': requestId } });
+      expect(response.status, requestId).toBe(n < 2 ? 200 : 429);
+    }
+    const keyId = `key_${sha256Hex(TEST_API_KEY).slice(0, 12)}`;
+    const lines = logs.entries().filter((entry) => throttled.includes(entry.requestId as string));
+    expect(lines).toHaveLength(3);
+    for (const line of lines) expect(line).toMatchObject({ msg: 'request', status: 429, apiKeyId: keyId, route: '/v1/pets' });
+    // One wrong key fills the failure window; the next attempt from the address is refused by that limit.
+    expect((await server.request('GET', '/v1/pets', { headers: { Authorization: 'Bearer wrong-key' } })).status).toBe(401);
+    expect((await server.request('GET', '/v1/pets', { headers: { Authorization: 'Bearer wrong-key' } })).status).toBe(429);
+    const metrics = (await server.request('GET', '/metrics', { anonymous: true })).text;
+    expect(metrics).toContain('animal_store_rate_limit_refusals_total{limit="per-key"} 3');
+    expect(metrics).toContain('animal_store_rate_limit_refusals_total{limit="auth-failures"} 1');
   });
 
   it('turns every limit off with RATE_LIMIT_PER_MINUTE=0', async () => {
