@@ -21,6 +21,7 @@ export async function scaleRun(servers: PerServer<BenchServer>, total: number, o
   const loadRate = await preloadAll(servers, apiKey, SCALE_BASE + 1, total);
   const rssLarge = await rssAll();
   const large = await runRounds(await targetsAt(servers, apiKey, total), reads, options, apiKey);
+  const rssAfterReads = await rssAll();
   const perPet = Object.fromEntries(names.map((n) => [n, (rssLarge[n]! - rssSmall[n]!) / (total - SCALE_BASE)])) as PerServer<number>;
   const rows = small.flatMap((s, i) => names.map((name) => {
     const a = s.servers[name];
@@ -34,9 +35,10 @@ export async function scaleRun(servers: PerServer<BenchServer>, total: number, o
     '',
     table(['', ...names.map((n) => LABELS[n]), ...others.map((n) => `${LABELS[first!]} ÷ ${LABELS[n]}`)], [
       [`RSS bytes per stored pet (settled RSS delta / ${total - SCALE_BASE})`, ...names.map((n) => fixed(perPet[n]!)), ...others.map((n) => ratio(perPet[first!]!, perPet[n]!))],
+      [`Settled RSS growth over the reads at ${total} pets (MiB)`, ...names.map((n) => fixed((rssAfterReads[n]! - rssLarge[n]!) / 2 ** 20, 1)), ...others.map(() => '')],
       [`Preload to ${total} pets (pets/s)`, ...names.map((n) => fixed(loadRate[n]!)), ...others.map((n) => ratio(loadRate[first!]!, loadRate[n]!))],
     ]),
   ].join('\n');
   const runs = [...small, ...large].flatMap((f) => Object.values(f.servers));
-  return { markdown, failures: failures(runs), figures: { small, large, rssSmall, rssLarge, bytesPerPet: perPet, loadRate } };
+  return { markdown, failures: failures(runs), figures: { small, large, rssSmall, rssLarge, rssAfterReads, bytesPerPet: perPet, loadRate } };
 }

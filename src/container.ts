@@ -89,7 +89,8 @@ export function compose(config: AppConfig, runtime: Runtime): Container {
       metricsOnApiPort: config.metricsPort === undefined,
       onUnexpectedError: runtime.onUnexpectedError,
       logger: runtime.logger,
-      middleware: runtime.middleware ?? [],
+      // Standard Koa middleware for every API route: a team adds its own here (README, "Adding Koa middleware").
+      middleware: [...(runtime.middleware ?? [])],
     });
   container
     .bind(TOKENS.httpApp)
