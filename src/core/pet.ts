@@ -30,11 +30,7 @@ export function newPetOf(pet: NewPet): NewPet {
   return status === undefined ? { name, categoryId } : { name, categoryId, status };
 }
 
-/**
- * The pet `id` names, with the NewPet members of `pet`, written as one literal: `{ id, ...newPetOf(pet) }`
- * gives V8 an object with two members inside it and the rest in a separate property array, one more heap
- * object for every stored pet to keep, mark and read through.
- */
+/** The pet `id` names, with the NewPet members of `pet` (and nothing else it carries). */
 export function petOf(id: PetId, pet: NewPet): Pet {
   const { name, categoryId, status } = pet;
   return status === undefined ? { id, name, categoryId } : { id, name, categoryId, status };
@@ -46,16 +42,6 @@ export function isPetStatus(value: unknown): value is PetStatus {
 
 export function isInt64(value: bigint): boolean {
   return value >= INT64_MIN && value <= INT64_MAX;
-}
-
-// A store keeps every pet's categoryId. Category ids are few and small, so each small value's bigint is made
-// once and shared (a bigint cannot change) instead of one more heap object per kept pet for the GC to mark.
-const SHARED_INT64 = Array.from({ length: 1024 }, (_, n) => BigInt(n));
-
-/** `value` (an integer) as an Int64: for 0 to 1023 always the same object. */
-export function sharedInt64(value: number | bigint): Int64 {
-  if (typeof value === 'bigint') return value >= 0n && value < SHARED_INT64.length ? SHARED_INT64[Number(value)]! : value;
-  return Number.isInteger(value) && value >= 0 && value < SHARED_INT64.length ? SHARED_INT64[value]! : BigInt(value);
 }
 
 /** Length in Unicode code points, as JSON Schema's maxLength counts: one emoji is one, not two UTF-16 units. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { codePointLength, INT64_MAX, INT64_MIN, isValidPetName, newPetOf, petOf, sharedInt64, type NewPet } from '../../src/core/pet.js';
+import { codePointLength, isValidPetName, newPetOf, petOf, type NewPet } from '../../src/core/pet.js';
 
 describe('isValidPetName', () => {
   it('counts code points, as JSON Schema maxLength does: 255 emoji pass, 256 do not', () => {
@@ -31,13 +31,3 @@ describe('petOf', () => {
   });
 });
 
-describe('sharedInt64', () => {
-  it('gives the same value, from a number or a bigint, inside and outside the shared range', () => {
-    for (const n of [0, 1, 1023, 1024, 5000, -1, -1024, 2 ** 53 - 1]) {
-      expect(sharedInt64(n)).toBe(BigInt(n));
-      expect(sharedInt64(BigInt(n))).toBe(BigInt(n));
-    }
-    expect(sharedInt64(INT64_MAX)).toBe(INT64_MAX);
-    expect(sharedInt64(INT64_MIN)).toBe(INT64_MIN);
-  });
-});

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { BlockList, isIP } from 'node:net';
 
 /*
- * The client's address, for the failed-authentication limit and the request log (issue 11, R2).
+ * The client's address, for the failed-authentication limit and the request log.
  * Behind a load balancer every request comes from the balancer; X-Forwarded-For names the client, but
  * anyone can send that header, so it is believed only hop by hop: walking from the right (the entry the
  * nearest proxy appended), each entry is taken while the address that handed it over is a trusted proxy.

@@ -11,7 +11,7 @@ import { inFlightRequest, requestLine, SECURITY_HEADERS, type RequestState } fro
  * Requests Node's HTTP parser refuses or its timeouts cut (oversized head, a head or body that takes too
  * long, bytes that are not HTTP) would get Node's bare answers and no log line. This gives them the same
  * JSON Error body and headers as every other error, closes the connection, and logs and counts the answer
- * once with the status sent (issue 11, D4). A request the app was serving (a body cut by the request
+ * once with the status sent. A request the app was serving (a body cut by the request
  * timeout) is logged here with its method and route, and the app then leaves it alone.
  */
 export function answerClientErrors(observer: RequestObserver) {

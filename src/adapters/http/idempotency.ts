@@ -45,8 +45,6 @@ export interface IdempotentOutcome {
 /**
  * Runs `operation` at most once per key; replays the stored response for retries. `operation` must pass the
  * creation key it gets (undefined without an Idempotency-Key) to the store, which makes it exactly once.
- * The outcome wraps the response rather than copying it with one more member: `{ ...response, replayed }`
- * sends V8 down a slow path (about 1 µs, measured, on every create).
  */
 export async function runIdempotently(
   ctx: Context,

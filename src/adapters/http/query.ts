@@ -3,7 +3,7 @@ import { ValidationFailed } from '../../core/errors.js';
 
 /*
  * The request target is read once, here, in linear time. Koa's ctx.query is never touched: it is
- * quadratic in the number of parameters, so one 16 KB `?a&a&a...` cost about a second of CPU (issue 11, D1).
+ * quadratic in the number of parameters, so one 16 KB `?a&a&a...` would cost about a second of CPU.
  */
 
 /** Longest query string read; the longest real one, a filtered list with a cursor, is about 80 characters. */
