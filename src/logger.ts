@@ -1,4 +1,5 @@
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import { BatchedLines } from './batched-lines.js';
 import { ConfigError, type AppConfig } from './config.js';
 
 export type { Logger };
@@ -16,10 +17,12 @@ export const REDACTED_PATHS = [
   'res.headers["set-cookie"]',
 ];
 
-/** Lines are written in batches of at least this many bytes... */
-const BATCH_BYTES = 8 * 1024;
+/** Lines are written in batches of about this many characters... */
+const BATCH_CHARS = 16 * 1024;
 /** ...or every this many milliseconds: the most a SIGKILL can lose. */
 const FLUSH_EVERY_MS = 100;
+/** A reader that stopped reading must not grow the queue without end: past this, lines are dropped. */
+const MAX_QUEUED_BYTES = 16 * 1024 * 1024;
 
 export type LogSettings = Pick<AppConfig, 'appEnv' | 'logLevel' | 'logFormat'>;
 
@@ -36,9 +39,9 @@ export async function createLogger(settings: LogSettings, destination?: Destinat
   if (destination !== undefined) return pino(options, destination);
   const pretty = wantsPretty(settings) ? await prettyStream(settings.logFormat === 'pretty') : undefined;
   if (pretty !== undefined) return pino(options, pretty);
-  // One write per line would cost more than the request it logs. pino flushes what is left on exit (and main.ts on
-  // SIGTERM and SIGINT, before draining).
-  return pino(options, pino.destination({ dest: 1, minLength: BATCH_BYTES, periodicFlush: FLUSH_EVERY_MS, sync: false }));
+  // One write per line would cost more than the request it logs; main.ts flushes on SIGTERM and SIGINT too.
+  const stdout = pino.destination({ dest: 1, sync: false, maxLength: MAX_QUEUED_BYTES });
+  return pino(options, new BatchedLines(stdout, BATCH_CHARS, FLUSH_EVERY_MS));
 }
 
 function wantsPretty(settings: LogSettings): boolean {
