@@ -9,9 +9,8 @@ export type PetStatus = (typeof PET_STATUSES)[number];
 export interface NewPet {
   /** The animal's name. (length at least 1; length at most 255; pattern `\S`) */
   readonly name: string;
-  /** Identifier of the category the animal belongs to. (minimum -9223372036854775808; maximum 9223372036854775807; default 1; format int64) */
+  /** Identifier of the category the animal belongs to. (minimum -9223372036854775808; maximum 9223372036854775807; format int64) */
   readonly categoryId: bigint;
-  /** (default available) */
   readonly status?: PetStatus;
 }
 
@@ -42,9 +41,9 @@ export interface ErrorBody {
 export interface ListPetsParams {
   /** Maximum number of animals returned, 1 to 100, written as a JSON number: `20`, `20.0` and `2e1` are the same integer; `020`, `+20` and `20.5` are 400. (minimum 1; maximum 100; default 20) */
   readonly limit?: number;
-  /** When present, only animals with this status are returned; absent, every status is (the schema `default` is a value for tools that fill requests from schemas). (default available) */
+  /** When present, only animals with this status are returned; absent, every animal is, whatever its status or none. */
   readonly status?: PetStatus;
-  /** Opaque position from a `rel="next"` Link of a previous page; continue with the same `limit` and `status`. A tampered or malformed cursor, or one issued for another `status`, is 400 (`invalid_cursor`). Absent, the list starts at the first animal (the schema `default`, a cursor for `status=available`, is a value for tools). Added beyond v1.0.0. (default AQAAAAAAAAABAY_hAlfzA_Uf8tG0Fg; pattern `^[A-Za-z0-9_-]{1,64}$`) */
+  /** Opaque position from a `rel="next"` Link of a previous page; continue with the same `limit` and `status`. A tampered or malformed cursor, or one issued for another `status`, is 400 (`invalid_cursor`). Absent, the list starts at the first animal. Added beyond v1.0.0. (pattern `^[A-Za-z0-9_-]{1,64}$`) */
   readonly cursor?: string;
 }
 

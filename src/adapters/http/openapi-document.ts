@@ -1,7 +1,6 @@
 import { BASE_HEADERS, HEADERS } from './openapi-headers.js';
 import { errorResponses } from './openapi-responses.js';
 import { petPaths } from './openapi-pet-paths.js';
-import { TOOL_DEFAULTS } from './openapi-examples.js';
 import { componentSchemas, type Json } from './openapi-schemas.js';
 import { INFO, OPERATIONS_DOCUMENT_PATH, type OpenApiServers } from './openapi-info.js';
 
@@ -29,6 +28,7 @@ const DESCRIPTION =
 
 /** The served description of the interface: OpenAPI 3.1, version 1.0.0. */
 export function buildOpenApiDocument(servers: OpenApiServers): Json {
+  const { Health: _health, ...schemas } = componentSchemas();
   return {
     openapi: '3.1.0',
     info: { title: 'Animal Store Service', description: DESCRIPTION, ...INFO },
@@ -45,7 +45,7 @@ export function buildOpenApiDocument(servers: OpenApiServers): Json {
     security: [{ bearerAuth: [] }],
     paths: { ...petPaths(), '/openapi.json': documentPath() },
     components: {
-      schemas: interfaceSchemas(),
+      schemas,
       responses: errorResponses(),
       headers: HEADERS,
       securitySchemes: {
@@ -53,15 +53,6 @@ export function buildOpenApiDocument(servers: OpenApiServers): Json {
       },
     },
   };
-}
-
-function interfaceSchemas(): Json {
-  const { Health: _health, ...schemas } = componentSchemas();
-  // Values for tools that fill request bodies from schemas (see TOOL_DEFAULTS); status is optional and stays unset when absent.
-  const newPet = schemas.NewPet as { properties: Record<string, Json> };
-  newPet.properties.categoryId = { ...newPet.properties.categoryId, default: TOOL_DEFAULTS.categoryId };
-  newPet.properties.status = { ...newPet.properties.status, default: TOOL_DEFAULTS.status };
-  return schemas;
 }
 
 function documentPath(): Json {

@@ -50,8 +50,7 @@ const docsAsset = get(
   },
   {
     parameters: [
-      // default: a value for tools that fill requests from schemas (see TOOL_DEFAULTS in openapi-examples.ts).
-      { name: 'asset', in: 'path', required: true, description: 'The asset name.', schema: { type: 'string', enum: [...DOCS_ASSETS.keys()], default: 'swagger-ui.css' }, example: 'swagger-ui.css' },
+      { name: 'asset', in: 'path', required: true, description: 'The asset name.', schema: { type: 'string', enum: [...DOCS_ASSETS.keys()] }, example: 'swagger-ui.css' },
     ],
   },
 );
