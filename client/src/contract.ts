@@ -9,7 +9,7 @@ export type PetStatus = (typeof PET_STATUSES)[number];
 export interface NewPet {
   /** The animal's name. (length at least 1; length at most 255; pattern `\S`) */
   readonly name: string;
-  /** Identifier of the category the animal belongs to. (minimum -9223372036854775808; maximum 9223372036854775807; format int64) */
+  /** Identifier of the category the animal belongs to. Written as JSON Schema counts integers: `1`, `1.0` and `1e0` are the same. The value must be an exact integer: `1.00000000000000001` is 400, though a validator reading doubles takes it for 1. Exact: a validator that reads numbers as doubles cannot tell values within 2048 of the int64 bounds from values out of range (it takes 9223372036854775808 for the maximum; the service answers 400). (minimum -9223372036854775808; maximum 9223372036854775807; format int64) */
   readonly categoryId: bigint;
   readonly status?: PetStatus;
 }
@@ -17,10 +17,10 @@ export interface NewPet {
 export interface Pet {
   /** The animal's name. (length at least 1; length at most 255; pattern `\S`) */
   readonly name: string;
-  /** Identifier of the category the animal belongs to. (minimum -9223372036854775808; maximum 9223372036854775807; format int64) */
+  /** Identifier of the category the animal belongs to. Written as JSON Schema counts integers: `1`, `1.0` and `1e0` are the same. The value must be an exact integer: `1.00000000000000001` is 400, though a validator reading doubles takes it for 1. Exact: a validator that reads numbers as doubles cannot tell values within 2048 of the int64 bounds from values out of range (it takes 9223372036854775808 for the maximum; the service answers 400). (minimum -9223372036854775808; maximum 9223372036854775807; format int64) */
   readonly categoryId: bigint;
   readonly status?: PetStatus;
-  /** Unique identifier, assigned by the service on creation. (minimum -9223372036854775808; maximum 9223372036854775807; format int64) */
+  /** Unique identifier, assigned by the service on creation. Exact: a validator that reads numbers as doubles cannot tell values within 2048 of the int64 bounds from values out of range (it takes 9223372036854775808 for the maximum; the service answers 400). (minimum -9223372036854775808; maximum 9223372036854775807; format int64) */
   readonly id: bigint;
 }
 

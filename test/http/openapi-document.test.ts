@@ -123,6 +123,25 @@ describe('the served OpenAPI document', () => {
     expect(defaults).toEqual([[`#/paths/~1pets/get/parameters/${limit}/schema/default`, 20]]);
   });
 
+  it("introduces the API to a consumer: key, first request, pagination, retries, errors and exact int64", () => {
+    const intro = doc.info.description as string;
+    for (const topic of ['Authorization: Bearer', 'curl ', 'rel="next"', 'Idempotency-Key', '"code"', 'bigint', 'openapi-typescript', 'openapi-generator', 'orval', 'Postman']) {
+      expect(intro, topic).toContain(topic);
+    }
+    expect(intro).toContain(`${testConfig().servers.production}/pets`);
+    const named = [...intro.matchAll(/`([a-z]+(?:_[a-z]+)+)`/g)].map((match) => match[1]);
+    expect(named.length).toBeGreaterThan(5);
+    expect(ERROR_CODES).toEqual(expect.arrayContaining(named));
+  });
+
+  it('states validator edge cases on the schemas they concern, not in the introduction', () => {
+    expect(doc.info.description).not.toContain('2048');
+    const categoryId = doc.components.schemas.NewPet.properties.categoryId.description;
+    expect(categoryId).toContain('within 2048 of the int64 bounds');
+    expect(categoryId).toContain('`1.00000000000000001` is 400');
+    expect(doc.components.schemas.Pet.properties.id.description).toContain('within 2048 of the int64 bounds');
+  });
+
   it('marks the cursor parameter beta, as an addition beyond v1.0.0', () => {
     const cursor = doc.paths['/pets'].get.parameters.find((parameter: Json) => parameter.name === 'cursor');
     expect(cursor['x-stability']).toBe('beta');
