@@ -2,7 +2,7 @@ import { BASE_HEADERS, HEADERS } from './openapi-headers.js';
 import { errorResponses } from './openapi-responses.js';
 import { petPaths } from './openapi-pet-paths.js';
 import { componentSchemas, type Json } from './openapi-schemas.js';
-import { INFO, type OpenApiServers } from './openapi-info.js';
+import { INFO, servingServer, type OpenApiServers } from './openapi-info.js';
 import { introduction } from './openapi-introduction.js';
 
 export type { OpenApiOptions, OpenApiServers } from './openapi-info.js';
@@ -20,8 +20,8 @@ export function buildOpenApiDocument(servers: OpenApiServers): Json {
     openapi: '3.1.0',
     info: { title: 'Animal Store Service', description: introduction(servers), ...INFO },
     servers: [
-      // Relative: it resolves against wherever the document was fetched, so tools call the service that served it.
-      { url: '/v1', description: 'The service serving this document' },
+      // Tools call the service that served the document; the configured addresses follow, whichever that is.
+      servingServer('/v1', servers),
       { url: servers.production, description: 'Production' },
       { url: servers.staging, description: 'Staging' },
     ],

@@ -53,7 +53,7 @@ generated clients) rounds values above 2^53 (9007199254740992) without an error.
 - openapi-generator (typescript-fetch, typescript-axios) types it as \`number\` and parses with \`JSON.parse\`: pass a
   \`fetchApi\` (or axios \`transformResponse\`) that parses losslessly.
 - orval types it as \`number\` unless \`override.useBigInt: true\`; it still needs a mutator that parses losslessly.
-- Postman shows the raw body, but \`pm.response.json()\` in scripts rounds.
+- Postman's Raw view keeps the digits; \`pm.response.json()\` in scripts rounds.
 
 Browsers: CORS is off unless the deployment lists your origin. Health probes, this reference page (\`/docs\`) and metrics are described in \`${OPERATIONS_DOCUMENT_PATH}\` at the origin.`;
 }
