@@ -41,7 +41,7 @@ export interface ErrorBody {
 export interface ListPetsParams {
   /** Maximum number of animals returned, 1 to 100, written as a JSON number: `20`, `20.0` and `2e1` are the same integer; `020`, `+20` and `20.5` are 400. (minimum 1; maximum 100; default 20) */
   readonly limit?: number;
-  /** When present, only animals with this status are returned; absent, every animal is, whatever its status or none. */
+  /** When present, only animals with this status are returned; absent, the list is not filtered (animals without a status included). */
   readonly status?: PetStatus;
   /** Opaque position from a `rel="next"` Link of a previous page; continue with the same `limit` and `status`. A tampered or malformed cursor, or one issued for another `status`, is 400 (`invalid_cursor`). Absent, the list starts at the first animal. Added beyond v1.0.0. (pattern `^[A-Za-z0-9_-]{1,64}$`) */
   readonly cursor?: string;

@@ -1,4 +1,5 @@
 import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from '../../core/pet-catalog.js';
+import { INT64_MAX } from '../../core/pet.js';
 import { OPERATIONS_DOCUMENT_PATH, type OpenApiServers } from './openapi-info.js';
 
 /*
@@ -33,7 +34,7 @@ animals are being added. Treat the cursor as opaque.
 ### Retrying a create
 Send an \`Idempotency-Key\` (a UUID, say) with \`POST /pets\` and reuse it when you retry after a timeout, a lost
 connection or a 503: the service creates the animal once and replays the first answer (\`Idempotent-Replayed: true\`)
-for a day. The same key with another body is 422; a retry while the first request still runs is 409 (retry
+for a day by default. The same key with another body is 422; a retry while the first request still runs is 409 (retry
 after \`Retry-After\`). Without a key, retrying a create can create the animal twice.
 
 ### Errors
@@ -44,7 +45,7 @@ Every error is JSON \`{"code", "message", "status"}\`; \`status\` equals the HTT
 (\`rate_limited\`) and 503 (\`storage_unavailable\`). The \`message\` is for people; branch on \`code\`.
 
 ### Exact int64
-\`id\` and \`categoryId\` are int64 and the service keeps every digit up to 9223372036854775807, reading and
+\`id\` and \`categoryId\` are int64 and the service keeps every digit up to ${INT64_MAX}, reading and
 writing them as exact JSON integers. A JSON parser that reads numbers as doubles (\`JSON.parse\`, and so most
 generated clients) rounds values above 2^53 (9007199254740992) without an error.
 - The first-party TypeScript client, \`@animal-store/client\`, keeps them exact as \`bigint\`.

@@ -11,7 +11,7 @@ import { PET_OPERATIONS, type PetOperation } from './pet-operations.js';
  */
 
 const PARAMETER_PROSE: Readonly<Record<string, Json>> = {
-  status: { description: 'When present, only animals with this status are returned; absent, every animal is, whatever its status or none.' },
+  status: { description: 'When present, only animals with this status are returned; absent, the list is not filtered (animals without a status included).' },
   cursor: {
     description:
       'Opaque position from a `rel="next"` Link of a previous page; continue with the same `limit` and `status`. ' +
