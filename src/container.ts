@@ -83,7 +83,7 @@ export function compose(config: AppConfig, runtime: Runtime): Container {
       rateLimits,
       metrics,
       idempotency: { store, clock, ttlMs: config.idempotencyTtlMs },
-      servers: config.servers,
+      servers: { ...config.servers, serving: config.appEnv },
       corsOrigins: config.corsOrigins,
       trustedProxies: config.trustedProxies ?? [],
       metricsOnApiPort: config.metricsPort === undefined,

@@ -25,6 +25,16 @@ describe('the composition root', () => {
     expect(await response.text()).toBe('[]');
   });
 
+  it('lists the serving environment first in the served document, then the configured production and staging', async () => {
+    const config = loadConfig({});
+    const document = (await (await fetch(`${service.url}/v1/openapi.json`)).json()) as { servers: { url: string; description: string }[] };
+    expect(document.servers).toEqual([
+      { url: '/v1', description: `The service serving this document (${config.appEnv})` },
+      { url: config.servers.production, description: 'Production' },
+      { url: config.servers.staging, description: 'Staging' },
+    ]);
+  });
+
   it('refuses to start in production without API keys', async () => {
     const config = loadConfig({ APP_ENV: 'production', STORAGE: 'memory', PORT: '0' });
     await expect(startService(config)).rejects.toThrowError(ConfigError);

@@ -9,19 +9,18 @@ export type PetStatus = (typeof PET_STATUSES)[number];
 export interface NewPet {
   /** The animal's name. (length at least 1; length at most 255; pattern `\S`) */
   readonly name: string;
-  /** Identifier of the category the animal belongs to. (minimum -9223372036854775808; maximum 9223372036854775807; default 1; format int64) */
+  /** Identifier of the category the animal belongs to. Written as JSON Schema counts integers: `1`, `1.0` and `1e0` are the same. The value must be an exact integer: `1.00000000000000001` is 400, though a validator reading doubles takes it for 1. Exact: a validator that reads numbers as doubles cannot tell values within 2048 of the int64 bounds from values out of range (it takes 9223372036854775808 for the maximum; the service answers 400). (minimum -9223372036854775808; maximum 9223372036854775807; format int64) */
   readonly categoryId: bigint;
-  /** (default available) */
   readonly status?: PetStatus;
 }
 
 export interface Pet {
   /** The animal's name. (length at least 1; length at most 255; pattern `\S`) */
   readonly name: string;
-  /** Identifier of the category the animal belongs to. (minimum -9223372036854775808; maximum 9223372036854775807; format int64) */
+  /** Identifier of the category the animal belongs to. Written as JSON Schema counts integers: `1`, `1.0` and `1e0` are the same. The value must be an exact integer: `1.00000000000000001` is 400, though a validator reading doubles takes it for 1. Exact: a validator that reads numbers as doubles cannot tell values within 2048 of the int64 bounds from values out of range (it takes 9223372036854775808 for the maximum; the service answers 400). (minimum -9223372036854775808; maximum 9223372036854775807; format int64) */
   readonly categoryId: bigint;
   readonly status?: PetStatus;
-  /** Unique identifier, assigned by the service on creation. (minimum -9223372036854775808; maximum 9223372036854775807; format int64) */
+  /** Unique identifier, assigned by the service on creation. Exact: a validator that reads numbers as doubles cannot tell values within 2048 of the int64 bounds from values out of range (it takes 9223372036854775808 for the maximum; the service answers 400). (minimum -9223372036854775808; maximum 9223372036854775807; format int64) */
   readonly id: bigint;
 }
 
@@ -42,9 +41,9 @@ export interface ErrorBody {
 export interface ListPetsParams {
   /** Maximum number of animals returned, 1 to 100, written as a JSON number: `20`, `20.0` and `2e1` are the same integer; `020`, `+20` and `20.5` are 400. (minimum 1; maximum 100; default 20) */
   readonly limit?: number;
-  /** When present, only animals with this status are returned; absent, every status is (the schema `default` is a value for tools that fill requests from schemas). (default available) */
+  /** When present, only animals with this status are returned; absent, the list is not filtered (animals without a status included). */
   readonly status?: PetStatus;
-  /** Opaque position from a `rel="next"` Link of a previous page; continue with the same `limit` and `status`. A tampered or malformed cursor, or one issued for another `status`, is 400 (`invalid_cursor`). Absent, the list starts at the first animal (the schema `default`, a cursor for `status=available`, is a value for tools). Added beyond v1.0.0. (default AQAAAAAAAAABAY_hAlfzA_Uf8tG0Fg; pattern `^[A-Za-z0-9_-]{1,64}$`) */
+  /** Opaque position from a `rel="next"` Link of a previous page; continue with the same `limit` and `status`. A tampered or malformed cursor, or one issued for another `status`, is 400 (`invalid_cursor`). Absent, the list starts at the first animal. Added beyond v1.0.0. (pattern `^[A-Za-z0-9_-]{1,64}$`) */
   readonly cursor?: string;
 }
 

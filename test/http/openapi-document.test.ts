@@ -9,6 +9,15 @@ import { testConfig } from '../support/test-config.js';
 
 type Json = Record<string, any>;
 
+/** Every `default` keyword under node, as [JSON pointer, value]. */
+function defaultsIn(node: unknown, pointer: string): [string, unknown][] {
+  if (typeof node !== 'object' || node === null) return [];
+  return Object.entries(node).flatMap(([key, value]) => {
+    const at = `${pointer}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+    return key === 'default' && !Array.isArray(node) ? [[at, value] as [string, unknown]] : defaultsIn(value, at);
+  });
+}
+
 describe('the served OpenAPI document', () => {
   let server: TestServer;
   let doc: Json;
@@ -106,6 +115,31 @@ describe('the served OpenAPI document', () => {
     expect(doc.components.schemas.Error.properties.code.enum).toEqual([...ERROR_CODES]);
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
     for (const code of ERROR_CODES) expect(readme, code).toContain(`\`${code}\``);
+  });
+
+  it('carries a default only for the list limit (20), the one default the interface has', () => {
+    const defaults = [...defaultsIn(doc, '#'), ...defaultsIn(operationsDoc, 'operations#')];
+    const limit = (doc.paths['/pets'].get.parameters as Json[]).findIndex((parameter) => parameter.name === 'limit');
+    expect(defaults).toEqual([[`#/paths/~1pets/get/parameters/${limit}/schema/default`, 20]]);
+  });
+
+  it("introduces the API to a consumer: key, first request, pagination, retries, errors and exact int64", () => {
+    const intro = doc.info.description as string;
+    for (const topic of ['Authorization: Bearer', 'curl ', 'rel="next"', 'Idempotency-Key', '"code"', 'bigint', 'openapi-typescript', 'openapi-generator', 'orval', 'Postman']) {
+      expect(intro, topic).toContain(topic);
+    }
+    expect(intro).toContain(`${testConfig().servers.production}/pets`);
+    const named = [...intro.matchAll(/`([a-z]+(?:_[a-z]+)+)`/g)].map((match) => match[1]);
+    expect(named.length).toBeGreaterThan(5);
+    expect(ERROR_CODES).toEqual(expect.arrayContaining(named));
+  });
+
+  it('states validator edge cases on the schemas they concern, not in the introduction', () => {
+    expect(doc.info.description).not.toContain('2048');
+    const categoryId = doc.components.schemas.NewPet.properties.categoryId.description;
+    expect(categoryId).toContain('within 2048 of the int64 bounds');
+    expect(categoryId).toContain('`1.00000000000000001` is 400');
+    expect(doc.components.schemas.Pet.properties.id.description).toContain('within 2048 of the int64 bounds');
   });
 
   it('marks the cursor parameter beta, as an addition beyond v1.0.0', () => {

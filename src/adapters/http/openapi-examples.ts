@@ -5,6 +5,7 @@ import type { ErrorBody } from './error-responses.js';
  * The document's examples, chosen so that example-driven tools (Postman, Dredd, Prism) run without edits
  * against a fresh service: every value is valid, the cursor is a real one for the example status, and the
  * example petId is the id the first created animal gets (on a fresh service with no animal it is a 404).
+ * They are examples only: the one `default` in the documents is limit's, the only one the interface has.
  */
 
 export const EXAMPLE_PET_ID = 1n;
@@ -28,16 +29,3 @@ export const NEXT_LINK_EXAMPLE = `</v1/pets?limit=20&cursor=${encodeCursor(20n, 
 export const REQUEST_ID_EXAMPLE = '7c1e9f6a-2b3d-4c5e-8f90-a1b2c3d4e5f6';
 
 export const errorExample = (status: number, code: ErrorBody['code'], message: string): ErrorBody => ({ code, message, status });
-
-/*
- * openapi-to-postmanv2 (and so Portman) fills requests from schemas by default, ignoring examples: anything
- * without a `default` is sent as a placeholder such as "<long>", which is a 400. These schemas get one. For the
- * optional status and cursor the `default` is only a value for such tools: left out, they filter nothing and
- * start at the first page, as their descriptions say.
- */
-export const TOOL_DEFAULTS: Readonly<Record<string, unknown>> = {
-  status: EXAMPLE_STATUS,
-  cursor: PARAMETER_EXAMPLES.cursor,
-  petId: EXAMPLE_PET_ID,
-  categoryId: EXAMPLE_NEW_PET.categoryId,
-};

@@ -3,7 +3,15 @@
 export interface OpenApiServers {
   readonly production: string;
   readonly staging: string;
+  /** The environment serving the documents (APP_ENV), named in their first server. */
+  readonly serving?: string;
 }
+
+/** The first server of both documents: relative, so it resolves against wherever the document was fetched. */
+export const servingServer = (url: string, servers: OpenApiServers) => ({
+  url,
+  description: servers.serving === undefined ? 'The service serving this document' : `The service serving this document (${servers.serving})`,
+});
 
 export interface OpenApiOptions {
   /** Whether GET /metrics is served on the API port (and so belongs in the operations document). */

@@ -1,6 +1,6 @@
 import { DOCS_ASSETS } from './docs-page.js';
 import { BASE_HEADERS, DOCS_HEADERS, header, HEADERS } from './openapi-headers.js';
-import { INFO, OPERATIONS_DOCUMENT_PATH, type OpenApiOptions, type OpenApiServers } from './openapi-info.js';
+import { INFO, OPERATIONS_DOCUMENT_PATH, servingServer, type OpenApiOptions, type OpenApiServers } from './openapi-info.js';
 import { ERRORS, errorResponse, jsonContent } from './openapi-responses.js';
 import { componentSchemas, ref, type Json } from './openapi-schemas.js';
 
@@ -50,8 +50,7 @@ const docsAsset = get(
   },
   {
     parameters: [
-      // default: a value for tools that fill requests from schemas (see TOOL_DEFAULTS in openapi-examples.ts).
-      { name: 'asset', in: 'path', required: true, description: 'The asset name.', schema: { type: 'string', enum: [...DOCS_ASSETS.keys()], default: 'swagger-ui.css' }, example: 'swagger-ui.css' },
+      { name: 'asset', in: 'path', required: true, description: 'The asset name.', schema: { type: 'string', enum: [...DOCS_ASSETS.keys()] }, example: 'swagger-ui.css' },
     ],
   },
 );
@@ -75,7 +74,7 @@ export function buildOperationsDocument(servers: OpenApiServers, options: OpenAp
     openapi: '3.1.0',
     info: { title: 'Animal Store Service: operations', description: 'Health probes, the API reference page and metrics, at the origin; no key needed. The interface is described at /v1/openapi.json.', ...INFO },
     servers: [
-      { url: '/', description: 'The service serving this document' },
+      servingServer('/', servers),
       { url: new URL(servers.production).origin, description: 'Production' },
       { url: new URL(servers.staging).origin, description: 'Staging' },
     ],

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EXAMPLE_NEW_PET, EXAMPLE_PET, PARAMETER_EXAMPLES, TOOL_DEFAULTS } from './openapi-examples.js';
+import { EXAMPLE_NEW_PET, EXAMPLE_PET, PARAMETER_EXAMPLES } from './openapi-examples.js';
 import { API_HEADERS, DEPRECATION_HEADERS, header } from './openapi-headers.js';
 import { ERRORS, errorResponse, jsonContent } from './openapi-responses.js';
 import { ref, toSchema, type Json } from './openapi-schemas.js';
@@ -11,12 +11,12 @@ import { PET_OPERATIONS, type PetOperation } from './pet-operations.js';
  */
 
 const PARAMETER_PROSE: Readonly<Record<string, Json>> = {
-  status: { description: 'When present, only animals with this status are returned; absent, every status is (the schema `default` is a value for tools that fill requests from schemas).' },
+  status: { description: 'When present, only animals with this status are returned; absent, the list is not filtered (animals without a status included).' },
   cursor: {
     description:
       'Opaque position from a `rel="next"` Link of a previous page; continue with the same `limit` and `status`. ' +
       'A tampered or malformed cursor, or one issued for another `status`, is 400 (`invalid_cursor`). Absent, the list ' +
-      'starts at the first animal (the schema `default`, a cursor for `status=available`, is a value for tools). Added beyond v1.0.0.',
+      'starts at the first animal. Added beyond v1.0.0.',
     'x-stability': 'beta',
   },
   petId: { description: 'Identifier of the animal to retrieve (int64, written as decimal digits).' },
@@ -39,8 +39,7 @@ const IDEMPOTENCY_KEY = {
 
 function parameter(name: string, where: 'query' | 'path', schema: z.ZodType, required: boolean): Json {
   const io = where === 'query' && name === 'cursor' ? 'input' : 'output';
-  const toolDefault = TOOL_DEFAULTS[name] === undefined ? {} : { default: TOOL_DEFAULTS[name] };
-  return { name, in: where, required, ...PARAMETER_PROSE[name], schema: { ...toSchema(schema, io), ...toolDefault }, example: PARAMETER_EXAMPLES[name] };
+  return { name, in: where, required, ...PARAMETER_PROSE[name], schema: toSchema(schema, io), example: PARAMETER_EXAMPLES[name] };
 }
 
 function parameters(operation: PetOperation): Json[] {

@@ -16,7 +16,16 @@ export const ERROR_CODES = [...DOMAIN_ERROR_CODES, ...API_ERROR_CODES] as const;
 
 const INT64_RANGE = `an integer from ${INT64_MIN} to ${INT64_MAX}`;
 
-const int64 = (field: string) => z.int64({ error: `${field} must be ${INT64_RANGE}` });
+// What validators reading JSON numbers as doubles judge differently from the service, said where the number is.
+const EXACT_INT64 =
+  'Exact: a validator that reads numbers as doubles cannot tell values within 2048 of the int64 bounds from ' +
+  'values out of range (it takes 9223372036854775808 for the maximum; the service answers 400).';
+const EXACT_INTEGER =
+  'Written as JSON Schema counts integers: `1`, `1.0` and `1e0` are the same. The value must be an exact integer: ' +
+  '`1.00000000000000001` is 400, though a validator reading doubles takes it for 1.';
+
+const int64 = (field: string, description: string) =>
+  z.int64({ error: `${field} must be ${INT64_RANGE}` }).meta({ description: `${description} ${EXACT_INT64}` });
 
 export const PetStatusSchema = z
   .enum(PET_STATUSES, { error: `status must be one of ${PET_STATUSES.join(', ')}` })
@@ -34,7 +43,7 @@ export const NewPetSchema = z
   .object(
     {
       name: PetName,
-      categoryId: int64('categoryId').meta({ description: 'Identifier of the category the animal belongs to.' }),
+      categoryId: int64('categoryId', `Identifier of the category the animal belongs to. ${EXACT_INTEGER}`),
       status: PetStatusSchema.optional(),
     },
     { error: 'The request body must be a JSON object (a NewPet)' },
@@ -42,7 +51,7 @@ export const NewPetSchema = z
   .meta({ id: 'NewPet' });
 
 export const PetSchema = NewPetSchema.extend({
-  id: int64('id').meta({ description: 'Unique identifier, assigned by the service on creation.' }),
+  id: int64('id', 'Unique identifier, assigned by the service on creation.'),
 }).meta({ id: 'Pet' });
 
 export const PetsSchema = z.array(PetSchema).meta({ id: 'Pets' });
