@@ -1,6 +1,7 @@
 import { hash, timingSafeEqual } from 'node:crypto';
 import { PET_STATUSES, type PetId, type PetStatus } from '../../core/pet.js';
 import { ApiError } from './api-error.js';
+import { memoized } from './memoized.js';
 
 /*
  * A cursor is opaque to clients: version, the last id returned and the status filter, sealed with a
@@ -19,12 +20,18 @@ const seal = (payload: Buffer) => hash('sha256', Buffer.concat([MAC_KEY, payload
 
 const statusIndexOf = (status: PetStatus | undefined) => (status === undefined ? 0 : PET_STATUSES.indexOf(status) + 1);
 
-export function encodeCursor(afterId: PetId, status: PetStatus | undefined): string {
+// Sealed once per page boundary rather than on every request for that page; keyed by status index and id.
+const sealedCursor = memoized((key) => {
+  const [statusIndex, afterId] = key.split(':') as [string, string];
   const payload = Buffer.alloc(PAYLOAD_BYTES);
   payload.writeUInt8(VERSION, 0);
-  payload.writeBigInt64BE(afterId, 1);
-  payload.writeUInt8(statusIndexOf(status), 9);
+  payload.writeBigInt64BE(BigInt(afterId), 1);
+  payload.writeUInt8(Number(statusIndex), 9);
   return Buffer.concat([payload, seal(payload)]).toString('base64url');
+});
+
+export function encodeCursor(afterId: PetId, status: PetStatus | undefined): string {
+  return sealedCursor(`${statusIndexOf(status)}:${afterId}`);
 }
 
 /** The id to continue after; throws invalid_cursor when the cursor was altered or belongs to another filter. */

@@ -9,6 +9,7 @@ import { GET_PET_SUCCESSOR, GET_PET_SUNSET_AT } from './deprecation.js';
 import { newPetJson, petJson, petsJson } from './json.js';
 import { PET_OPERATIONS, routerPath } from './pet-operations.js';
 import { queryOf } from './query.js';
+import { memoized } from './memoized.js';
 import { readJsonBody } from './read-json-body.js';
 import { sendJson } from './send-json.js';
 import { validate } from './validate.js';
@@ -17,9 +18,10 @@ import { ListPetsQuerySchema, NewPetSchema, PetIdSchema } from './wire-schemas.j
 /** The three operations of the interface, under /v1, as the route table (pet-operations.ts) lists them. */
 export function addPetRoutes(router: Router, catalog: PetCatalog, clock: Clock, idempotency: IdempotencySettings): void {
   const { listPets, createPet, getPet } = PET_OPERATIONS;
+  // Never ctx.query: it is quadratic in the number of parameters (see query.ts).
+  const listQueryOf = memoized((querystring) => Object.freeze(validate(ListPetsQuerySchema, queryOf(querystring), 'query')));
   router.get(listPets.operationId, routerPath(listPets), async (ctx) => {
-    // Never ctx.query: it is quadratic in the number of parameters (see query.ts).
-    const { limit, status, cursor } = validate(ListPetsQuerySchema, queryOf(ctx.url), 'query');
+    const { limit, status, cursor } = listQueryOf(ctx.querystring);
     const afterId = cursor === undefined ? undefined : decodeCursor(cursor, status);
     const page = await catalog.listPets({ limit, status, afterId });
     const link = page.nextAfterId === undefined ? undefined : { Link: nextLink(limit, status, page.nextAfterId) };

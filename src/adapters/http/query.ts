@@ -14,28 +14,26 @@ export const MAX_QUERY_PARAMS = 16;
 export type QueryParams = Record<string, string | string[]>;
 
 /**
- * The query of a request target as `querystring.parse` would give it (a repeated name becomes an array,
+ * A query string (what follows `?`) as `querystring.parse` would give it (a repeated name becomes an array,
  * `+` is a space, bad escapes stay as sent), on a null-prototype object. A query longer than
  * MAX_QUERY_CHARS, or of more than MAX_QUERY_PARAMS parameters, is 400 validation_failed before any of
  * it is decoded. Only operations that take a query read it: elsewhere it costs nothing.
  */
-export function queryOf(target: string): QueryParams {
+export function queryOf(query: string): QueryParams {
   const params: QueryParams = Object.create(null) as QueryParams;
-  const start = target.indexOf('?');
-  if (start === -1) return params;
-  if (target.length - start - 1 > MAX_QUERY_CHARS) {
+  if (query.length > MAX_QUERY_CHARS) {
     throw new ValidationFailed('query', `query: at most ${MAX_QUERY_CHARS} characters are accepted.`);
   }
   let count = 0;
-  let from = start + 1;
-  while (from <= target.length) {
-    let to = target.indexOf('&', from);
-    if (to === -1) to = target.length;
+  let from = 0;
+  while (from <= query.length) {
+    let to = query.indexOf('&', from);
+    if (to === -1) to = query.length;
     if (to > from) {
       if (++count > MAX_QUERY_PARAMS) {
         throw new ValidationFailed('query', `query: at most ${MAX_QUERY_PARAMS} parameters are accepted.`);
       }
-      addParam(params, target.slice(from, to));
+      addParam(params, query.slice(from, to));
     }
     from = to + 1;
   }
