@@ -1,0 +1,70 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { TEST_API_KEY } from './test-config.js';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface ServiceProcess {
+  readonly process: ChildProcessWithoutNullStreams;
+  /** Resolves with the first JSON log line whose msg is this. */
+  logged(msg: string): Promise<Record<string, unknown>>;
+  /** Everything written to stdout and stderr so far. */
+  output(): string;
+  readonly exited: Promise<number | null>;
+}
+
+export interface SpawnOptions {
+  /** The command; default the built service as the tests run it, `node dist/main.js` in the checkout. */
+  readonly command?: readonly string[];
+  readonly cwd?: string;
+  /** Added to a minimal environment: a free port on loopback, the test key, JSON logs, no metrics. */
+  readonly env?: Record<string, string>;
+}
+
+/** Runs the service as a real process and follows its JSON log on stdout. */
+export function spawnService({ command = [process.execPath, 'dist/main.js'], cwd = ROOT, env = {} }: SpawnOptions = {}): ServiceProcess {
+  const [file, ...args] = command as [string, ...string[]];
+  const child = spawn(file, args, {
+    cwd,
+    env: {
+      PATH: process.env.PATH ?? '',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      API_KEYS: TEST_API_KEY,
+      LOG_FORMAT: 'json',
+      METRICS: 'off',
+      ...env,
+    },
+  });
+  const lines: Record<string, unknown>[] = [];
+  const waiting: Array<() => void> = [];
+  let all = '';
+  let buffered = '';
+  child.stderr.setEncoding('utf8').on('data', (data: string) => (all += data));
+  child.stdout.setEncoding('utf8').on('data', (data: string) => {
+    all += data;
+    buffered += data;
+    const complete = buffered.split('\n');
+    buffered = complete.pop()!;
+    for (const line of complete) if (line.startsWith('{')) lines.push(JSON.parse(line) as Record<string, unknown>);
+    waiting.splice(0).forEach((wake) => wake());
+  });
+  const exited = once(child, 'exit').then(([code]) => code as number | null);
+  // A process that ends before logging `msg` fails the wait instead of hanging the test ('close': output read).
+  const gone = once(child, 'close').then(([code]) => Promise.reject(new Error(`exited with ${code} before logging; output:\n${all}`)));
+  gone.catch(() => undefined);
+  const logged = async (msg: string): Promise<Record<string, unknown>> => {
+    for (;;) {
+      const found = lines.find((line) => line.msg === msg);
+      if (found !== undefined) return found;
+      await Promise.race([new Promise<void>((resolve) => waiting.push(resolve)), gone]);
+    }
+  };
+  return { process: child, logged, output: () => all, exited };
+}
+
+/** The port in the `listening` log line's url. */
+export function portOf(listening: Record<string, unknown>): number {
+  return Number(new URL(String(listening.url)).port);
+}
