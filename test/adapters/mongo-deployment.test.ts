@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import type { Document } from 'mongodb';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { invalidMongoUrl, MongoConnection, withoutPassword } from '../../src/adapters/mongo/connect-mongo.js';
@@ -11,6 +12,8 @@ import { portOf, spawnService, type ServiceProcess } from '../support/service-pr
 import { TEST_API_KEY, testConfig } from '../support/test-config.js';
 
 const PASSWORD = 'pa55-Word%21';
+// Any readable file will do: the check is that it can be read (its content is read only when connecting).
+const CA_FILE = fileURLToPath(import.meta.url);
 const DECODED_PASSWORD = 'pa55-Word!';
 
 /** The run's server address with a user and password in it (jongodb has no authentication: it refuses the handshake). */
@@ -22,6 +25,7 @@ const INVALID_URLS = [
   ['a port out of range', `mongodb://animal-store:${PASSWORD}@db.internal:70000/`],
   ['an unknown option', `mongodb://animal-store:${PASSWORD}@db.internal/?retryWritez=true`],
   ['an unknown authMechanism', `mongodb://animal-store:${PASSWORD}@db.internal/?authMechanism=SCRAM-SHA-999`],
+  ['a TLS CA file that is not there', `mongodb://animal-store:${PASSWORD}@db.internal/?tls=true&tlsCAFile=/nonexistent/ca.pem`],
 ] as const;
 
 describe('MONGODB_URL checked at start-up', () => {
@@ -43,7 +47,7 @@ describe('MONGODB_URL checked at start-up', () => {
   it.each([
     'mongodb+srv://animal-store:pw@cluster0.example.mongodb.net/?retryWrites=true&w=majority&appName=animal-store',
     'mongodb://user:p%40ss@db-0.internal:27017,db-1.internal:27017,db-2.internal:27017/?replicaSet=rs0&authSource=admin',
-    'mongodb://db.internal:27017/?tls=true&tlsCAFile=/etc/ssl/mongo-ca.pem&tlsCertificateKeyFile=/etc/ssl/client.pem',
+    `mongodb://db.internal:27017/?tls=true&tlsCAFile=${encodeURIComponent(CA_FILE)}`,
     'mongodb://svc:pw@db.internal/?authMechanism=SCRAM-SHA-256&readPreference=primaryPreferred&w=1',
   ])('accepts %s', (url) => {
     expect(invalidMongoUrl({ ...freshMongoSettings('valid'), url })).toBeUndefined();

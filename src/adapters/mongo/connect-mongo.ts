@@ -1,3 +1,4 @@
+import { accessSync, constants } from 'node:fs';
 import { MongoClient, type CommandStartedEvent, type Db, type Document, type MongoClientOptions } from 'mongodb';
 
 export interface MongoSettings {
@@ -11,13 +12,20 @@ export interface MongoSettings {
   readonly readConcern: 'majority' | 'local';
 }
 
+const TLS_FILES = ['tlsCAFile', 'tlsCertificateKeyFile', 'tlsCRLFile'] as const;
+
 /**
- * Why the driver refuses the URL (a port out of range, an unknown option or authMechanism), or undefined when it
- * takes it. Only parses: nothing is resolved or connected, so a valid but unreachable server passes.
+ * Why the driver refuses the URL (a port out of range, an unknown option or authMechanism) or a TLS file it names
+ * cannot be read, or undefined. Nothing is resolved or connected, so a valid but unreachable server passes.
  */
 export function invalidMongoUrl(settings: MongoSettings): string | undefined {
   try {
-    new MongoClient(settings.url, clientOptions(settings));
+    const { options } = new MongoClient(settings.url, clientOptions(settings));
+    // The driver reads these only when connecting, and would then report a missing file as an unreachable server.
+    for (const option of TLS_FILES) {
+      const file = options[option];
+      if (file !== undefined) accessSync(file, constants.R_OK);
+    }
     return undefined;
   } catch (error) {
     return withoutPassword(error instanceof Error ? error.message : String(error), settings.url);
