@@ -11,6 +11,7 @@ import { TEST_API_KEY } from '../support/test-config.js';
 import { argsOf, execForm, readDockerfile } from './dockerfile.js';
 
 const run = promisify(execFile);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const stages = readDockerfile();
 const [build, final] = [stages[0]!, stages.at(-1)!];
 const WORKDIR = argsOf(final, 'WORKDIR')[0]!;
@@ -108,6 +109,22 @@ describe('the production build, installed and run as the Dockerfile does', () =>
     expect(await child.logged('stopped')).toMatchObject({ forced: false });
     // The service itself (not only npm) is gone: npm handed it the signal and waited for it.
     expect(() => process.kill(Number(listening.pid), 0)).toThrowError(/ESRCH/);
+  });
+
+  it('prints the addresses of /docs and the OpenAPI document beside a generated key, and both answer', async () => {
+    const child = spawnService({ command: ['npm', 'start'], cwd: dir, env: { HOME: process.env.HOME ?? '/root', API_KEYS: '', SHUTDOWN_GRACE_MS: '0' } });
+    started.push(child);
+    const base = `http://127.0.0.1:${portOf(await child.logged('listening'))}`;
+    // The key's message follows the listening line on stdout.
+    for (let waited = 0; !child.output().includes('API reference') && waited < 50; waited++) await sleep(100);
+    const printed = child.output().slice(child.output().indexOf('No API_KEYS configured'));
+    expect(printed).toMatch(/^No API_KEYS configured: .*\n {2}\S{43}\nTry: curl .*\nAPI reference: (\S+) {2}\(OpenAPI document: (\S+)\)\n$/);
+    const [, docs, openapi] = /API reference: (\S+) {2}\(OpenAPI document: (\S+)\)/.exec(printed)!;
+    expect([docs, openapi]).toEqual([`${base}/docs`, `${base}/v1/openapi.json`]);
+    expect((await fetch(docs!)).status).toBe(200);
+    expect((await fetch(openapi!)).status).toBe(200);
+    child.process.kill('SIGTERM');
+    expect(await child.exited).toBe(0);
   });
 
   it("starts again with the image's CMD within 3 s of CPU to ready, and stops on SIGTERM with exit code 0", async () => {
