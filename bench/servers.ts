@@ -129,12 +129,18 @@ function nearestPackageJson(dir: string): string {
   return nearestPackageJson(dirname(dir));
 }
 
-/** The options in `node <options> dist/main.js`, the package's start script. */
-export function startScriptFlags(packageJson: string): string[] {
+/** The package's start script as a command, `node <options> dist/main.js` (without the `exec` that lets signals reach node). */
+export function startScriptCommand(packageJson: string): string[] {
   const start = (JSON.parse(readFileSync(packageJson, 'utf8')) as { scripts: { start: string } }).scripts.start;
   const words = start.trim().split(/\s+/);
-  if (words[0] !== 'node' || words.at(-1) !== 'dist/main.js') throw new Error(`npm start is not "node [flags] dist/main.js": ${start}`);
-  return words.slice(1, -1);
+  const command = words[0] === 'exec' ? words.slice(1) : words;
+  if (command[0] !== 'node' || command.at(-1) !== 'dist/main.js') throw new Error(`npm start is not "[exec] node [flags] dist/main.js": ${start}`);
+  return command;
+}
+
+/** The options in `node <options> dist/main.js`, the package's start script. */
+export function startScriptFlags(packageJson: string): string[] {
+  return startScriptCommand(packageJson).slice(1, -1);
 }
 
 /** An idle process on the servers' CPU whose event-loop stalls are the machine's (idle-probe.ts). */

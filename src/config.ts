@@ -46,6 +46,11 @@ export const configSchema = z.strictObject({
     db: z.string().regex(/^[A-Za-z0-9_-]{1,63}$/, 'must be 1 to 63 letters, digits, _ or -'),
     // Bounds how long a storage operation may wait for an unreachable server before answering 503.
     timeoutMs: integer(100, 60_000).default(2500),
+    // Acknowledged by a majority, a write survives an election; majority reads never see one that may roll back.
+    writeConcern: z
+      .union([z.literal('majority'), integer(1, 50)], { error: 'must be "majority" or a number of members from 1 to 50' })
+      .default('majority'),
+    readConcern: z.enum(['majority', 'local']).default('majority'),
   }),
   apiKeys: z.array(z.string().min(1)),
   rateLimitPerMinute: integer(0, 10_000_000).default(6000),
@@ -99,6 +104,8 @@ export const ENV_OVERRIDES: Readonly<Record<string, string>> = {
   'mongodb.url': 'MONGODB_URL',
   'mongodb.db': 'MONGODB_DB',
   'mongodb.timeoutMs': 'MONGODB_TIMEOUT_MS',
+  'mongodb.writeConcern': 'MONGODB_WRITE_CONCERN',
+  'mongodb.readConcern': 'MONGODB_READ_CONCERN',
   apiKeys: 'API_KEYS',
   idempotencyTtlMs: 'IDEMPOTENCY_TTL_MS',
   rateLimitPerMinute: 'RATE_LIMIT_PER_MINUTE',

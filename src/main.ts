@@ -8,8 +8,9 @@ async function main(): Promise<void> {
   const logger = await createLogger(config);
   const service = await startService(config, { logger });
   stopOnSignals(service, logger);
+  const docs = { docsUrl: `${service.url}/docs`, openapiUrl: `${service.url}/v1/openapi.json` };
   logger.info(
-    { appEnv: config.appEnv, storage: config.storage, url: `${service.url}/v1`, metricsUrl: metricsUrl(config, service) },
+    { appEnv: config.appEnv, storage: config.storage, url: `${service.url}/v1`, ...docs, metricsUrl: metricsUrl(config, service) },
     'listening',
   );
   // Log lines are batched; whoever waits for this one (an operator, an orchestrator) should not.
@@ -18,7 +19,8 @@ async function main(): Promise<void> {
     // The one message that bypasses the logger: the key must never reach a log.
     process.stdout.write(
       `No API_KEYS configured: generated a key for this run (shown once, never logged again):\n  ${service.generatedApiKey}\n` +
-        `Try: curl -H "Authorization: Bearer ${service.generatedApiKey}" ${service.url}/v1/pets\n`,
+        `Try: curl -H "Authorization: Bearer ${service.generatedApiKey}" ${service.url}/v1/pets\n` +
+        `API reference: ${docs.docsUrl}  (OpenAPI document: ${docs.openapiUrl})\n`,
     );
   }
 }

@@ -4,7 +4,7 @@ import type { Middleware } from 'koa';
 import { answerClientErrors } from './adapters/http/client-errors.js';
 import { logUnexpectedError, RequestObserver } from './adapters/http/observe-requests.js';
 import { apiKeysInForce, type ApiKeysInForce } from './api-keys-in-force.js';
-import type { AppConfig } from './config.js';
+import { ConfigError, ENV_OVERRIDES, type AppConfig } from './config.js';
 import { compose, TOKENS, type Runtime } from './container.js';
 import { closingWhileDraining, drainHttp } from './drain-http.js';
 import { listenHttp, urlOf } from './listen-http.js';
@@ -59,6 +59,9 @@ export async function startService(config: AppConfig, options: StartOptions = {}
 // The driver is loaded here, for mongodb storage only (see mongo-storage.ts).
 async function connectStorage(config: AppConfig, logger: Logger): Promise<NonNullable<Runtime['mongo']>> {
   const adapters = await import('./adapters/mongo/mongo-storage.js');
+  // The driver's URL parser is the authority on what it accepts; a URL it refuses would never connect.
+  const invalid = adapters.invalidMongoUrl(config.mongodb);
+  if (invalid !== undefined) throw new ConfigError(`Invalid setting ${ENV_OVERRIDES['mongodb.url']}: ${invalid}`);
   const connection = await adapters.connectMongo(config.mongodb, adapters.createIndexes, (error) =>
     logger.warn({ err: error }, 'MongoDB is not reachable at start-up; storage answers 503 until it is'),
   );

@@ -4,8 +4,9 @@ import { connect, type AddressInfo, type Socket } from 'node:net';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { compose, TOKENS } from '../src/container.js';
-import { startChild } from './support/service-process.js';
+import { startListening } from './support/service-process.js';
 import { TEST_API_KEY, testConfig } from './support/test-config.js';
+
 
 interface RawConnection {
   readonly socket: Socket;
@@ -46,7 +47,7 @@ const CLOSE = /^Connection: close\r$/im;
 
 describe('graceful shutdown of the real process', () => {
   it('on SIGTERM answers unready for the grace, then refuses new connections, finishes the request in flight and exits 0', async () => {
-    const child = await startChild({ SHUTDOWN_GRACE_MS: '1000', SHUTDOWN_TIMEOUT_MS: '5000', HTTP_KEEP_ALIVE_TIMEOUT_MS: '60000' });
+    const child = await startListening({ SHUTDOWN_GRACE_MS: '1000', SHUTDOWN_TIMEOUT_MS: '5000', HTTP_KEEP_ALIVE_TIMEOUT_MS: '60000' });
     // An idle keep-alive connection: it must not hold the shutdown up for the keep-alive timeout.
     const idle = rawConnection(child.port);
     idle.socket.write(GET('/healthz'));
@@ -94,7 +95,7 @@ describe('graceful shutdown of the real process', () => {
   });
 
   it('on SIGINT with a request that never completes, cuts it at SHUTDOWN_TIMEOUT_MS from the signal and exits 1', async () => {
-    const child = await startChild({ SHUTDOWN_GRACE_MS: '100', SHUTDOWN_TIMEOUT_MS: '400' });
+    const child = await startListening({ SHUTDOWN_GRACE_MS: '100', SHUTDOWN_TIMEOUT_MS: '400' });
     const stuck = rawConnection(child.port);
     stuck.socket.write(SLOW_POST_HEAD + BODY.slice(0, 10));
     await sleep(200);
@@ -110,7 +111,7 @@ describe('graceful shutdown of the real process', () => {
   });
 
   it('with nothing in flight, stops as soon as the grace is over', async () => {
-    const child = await startChild({ SHUTDOWN_GRACE_MS: '200' });
+    const child = await startListening({ SHUTDOWN_GRACE_MS: '200' });
     const signalled = performance.now();
     child.process.kill('SIGTERM');
     expect(await child.exited).toBe(0);
@@ -120,7 +121,7 @@ describe('graceful shutdown of the real process', () => {
   });
 
   it('exits 1 at once on a second signal, without waiting for the grace', async () => {
-    const child = await startChild({});
+    const child = await startListening({});
     child.process.kill('SIGTERM');
     await child.logged('shutting down: draining requests');
     const signalled = performance.now();
@@ -136,7 +137,7 @@ const POST = SLOW_POST_HEAD + BODY;
 describe('a shutdown that loses nothing that arrived', () => {
   it('answers every request sent before SIGTERM, even those still queued when the signal lands', async () => {
     // The grace only has to outlast reading the queued requests; generous, for a loaded machine.
-    const child = await startChild({ SHUTDOWN_GRACE_MS: '1000', SHUTDOWN_TIMEOUT_MS: '5000' });
+    const child = await startListening({ SHUTDOWN_GRACE_MS: '1000', SHUTDOWN_TIMEOUT_MS: '5000' });
     // Stopped, the process accepts nothing: the connections wait in the kernel's queue, their requests in its buffers.
     child.process.kill('SIGSTOP');
     const clients = Array.from({ length: 5 }, () => rawConnection(child.port));

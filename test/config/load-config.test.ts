@@ -18,6 +18,22 @@ describe('loadConfig', () => {
     expect(config.servers[appEnv]).toBe(config.baseUrl);
   });
 
+  it.each(['production', 'staging'] as const)('puts %s on MongoDB with majority writes and reads', (appEnv) => {
+    expect(loadConfig({ APP_ENV: appEnv })).toMatchObject({
+      storage: 'mongodb',
+      mongodb: { writeConcern: 'majority', readConcern: 'majority' },
+    });
+  });
+
+  it('reads the write and read concern from the environment', () => {
+    expect(loadConfig({ MONGODB_WRITE_CONCERN: '2', MONGODB_READ_CONCERN: 'local' }).mongodb).toMatchObject({
+      writeConcern: 2,
+      readConcern: 'local',
+    });
+    expect(loadConfig({ MONGODB_WRITE_CONCERN: 'majority' }).mongodb.writeConcern).toBe('majority');
+    expect(loadConfig({}).mongodb).toMatchObject({ writeConcern: 'majority', readConcern: 'majority' });
+  });
+
   it('lets environment variables override the file', () => {
     const config = loadConfig({
       PORT: '8080',
@@ -45,6 +61,9 @@ describe('loadConfig', () => {
     [{ MONGODB_DB: 'bad name!' }, 'MONGODB_DB'],
     [{ MONGODB_TIMEOUT_MS: '2s' }, 'MONGODB_TIMEOUT_MS'],
     [{ MONGODB_TIMEOUT_MS: '10' }, 'MONGODB_TIMEOUT_MS'],
+    [{ MONGODB_WRITE_CONCERN: '0' }, 'MONGODB_WRITE_CONCERN'],
+    [{ MONGODB_WRITE_CONCERN: 'all' }, 'MONGODB_WRITE_CONCERN'],
+    [{ MONGODB_READ_CONCERN: 'snapshot' }, 'MONGODB_READ_CONCERN'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ LOG_FORMAT: 'xml' }, 'LOG_FORMAT'],
     [{ METRICS: 'yes' }, 'METRICS'],

@@ -6,7 +6,7 @@ import { freshDbName } from './mongo-server.js';
 
 /** Settings for a fresh, never used database on this run's server. */
 export function freshMongoSettings(hint: string, overrides: Partial<MongoSettings> = {}): MongoSettings {
-  return { url: inject('mongoUrl'), db: freshDbName(hint), timeoutMs: 2500, ...overrides };
+  return { url: inject('mongoUrl'), db: freshDbName(hint), timeoutMs: 2500, writeConcern: 'majority', readConcern: 'majority', ...overrides };
 }
 
 export interface TestStore {

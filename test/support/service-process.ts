@@ -3,22 +3,34 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { TEST_API_KEY } from './test-config.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-export interface Child {
+export interface ServiceProcess {
   readonly process: ChildProcessWithoutNullStreams;
-  readonly port: number;
-  /** Resolves with the first log line whose msg is this. */
+  /** Resolves with the first JSON log line whose msg is this. */
   logged(msg: string): Promise<Record<string, unknown>>;
+  /** Everything written to stdout and stderr so far. */
+  output(): string;
   /** Every JSON log line read so far. */
-  readonly lines: () => readonly Record<string, unknown>[];
+  lines(): readonly Record<string, unknown>[];
   readonly exited: Promise<number | null>;
+  /** Resolves once the process has exited and all its output has been read. */
+  readonly closed: Promise<void>;
 }
 
-/** Runs the built service (node dist/main.js) as a real process and follows its JSON log on stdout. */
-export async function startChild(env: Record<string, string>): Promise<Child> {
-  const child = spawn(process.execPath, ['dist/main.js'], {
-    cwd: ROOT,
+export interface SpawnOptions {
+  /** The command; default the built service as the tests run it, `node dist/main.js` in the checkout. */
+  readonly command?: readonly string[];
+  readonly cwd?: string;
+  /** Added to a minimal environment: a free port on loopback, the test key, JSON logs, no metrics. */
+  readonly env?: Record<string, string>;
+}
+
+/** Runs the service as a real process and follows its JSON log on stdout. */
+export function spawnService({ command = [process.execPath, 'dist/main.js'], cwd = ROOT, env = {} }: SpawnOptions = {}): ServiceProcess {
+  const [file, ...args] = command as [string, ...string[]];
+  const child = spawn(file, args, {
+    cwd,
     env: {
       PATH: process.env.PATH ?? '',
       PORT: '0',
@@ -31,8 +43,11 @@ export async function startChild(env: Record<string, string>): Promise<Child> {
   });
   const lines: Record<string, unknown>[] = [];
   const waiting: Array<() => void> = [];
+  let all = '';
   let buffered = '';
+  child.stderr.setEncoding('utf8').on('data', (data: string) => (all += data));
   child.stdout.setEncoding('utf8').on('data', (data: string) => {
+    all += data;
     buffered += data;
     const complete = buffered.split('\n');
     buffered = complete.pop()!;
@@ -40,14 +55,31 @@ export async function startChild(env: Record<string, string>): Promise<Child> {
     waiting.splice(0).forEach((wake) => wake());
   });
   const exited = once(child, 'exit').then(([code]) => code as number | null);
+  // A process that ends before logging `msg` fails the wait instead of hanging the test ('close': output read).
+  const gone = once(child, 'close').then(([code]) => Promise.reject(new Error(`exited with ${code} before logging; output:\n${all}`)));
+  gone.catch(() => undefined);
   const logged = async (msg: string): Promise<Record<string, unknown>> => {
     for (;;) {
       const found = lines.find((line) => line.msg === msg);
       if (found !== undefined) return found;
-      await new Promise<void>((resolve) => waiting.push(resolve));
+      await Promise.race([new Promise<void>((resolve) => waiting.push(resolve)), gone]);
     }
   };
-  const listening = await logged('listening');
-  return { process: child, port: Number(new URL(String(listening.url)).port), logged, lines: () => lines, exited };
+  const closed = once(child, 'close').then(() => undefined);
+  return { process: child, logged, output: () => all, lines: () => lines, exited, closed };
 }
 
+/** The port in the `listening` log line's url. */
+export function portOf(listening: Record<string, unknown>): number {
+  return Number(new URL(String(listening.url)).port);
+}
+
+export interface ListeningService extends ServiceProcess {
+  readonly port: number;
+}
+
+/** The built service (node dist/main.js), started and listening; resolves with its port. */
+export async function startListening(env: Record<string, string>): Promise<ListeningService> {
+  const child = spawnService({ env });
+  return { ...child, port: portOf(await child.logged('listening')) };
+}

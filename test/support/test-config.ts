@@ -11,7 +11,7 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     port: 0,
     host: '127.0.0.1',
     storage: 'memory',
-    mongodb: { url: 'mongodb://127.0.0.1:27017', db: 'animal_store_test', timeoutMs: 2500 },
+    mongodb: { url: 'mongodb://127.0.0.1:27017', db: 'animal_store_test', timeoutMs: 2500, writeConcern: 'majority', readConcern: 'majority' },
     apiKeys: [TEST_API_KEY],
     idempotencyTtlMs: 24 * 3600 * 1000,
     // Suites send thousands of requests from one address; the rate-limit tests turn limits on explicitly.

@@ -1,10 +1,67 @@
-import { MongoClient, type CommandStartedEvent, type Db } from 'mongodb';
+import { accessSync, constants } from 'node:fs';
+import { MongoClient, type CommandStartedEvent, type Db, type Document, type MongoClientOptions } from 'mongodb';
 
 export interface MongoSettings {
   readonly url: string;
   readonly db: string;
   /** How long a storage operation may take, end to end (connecting and driver retries included), before it fails. */
   readonly timeoutMs: number;
+  /** What every write waits for: a majority of the replica set's data-bearing voting members, or that many members. */
+  readonly writeConcern: 'majority' | number;
+  /** What reads may see: only majority-committed data, or the node's latest (which an election may roll back). */
+  readonly readConcern: 'majority' | 'local';
+}
+
+const TLS_FILES = ['tlsCAFile', 'tlsCertificateKeyFile', 'tlsCRLFile'] as const;
+
+/**
+ * Why the driver refuses the URL (a port out of range, an unknown option or authMechanism) or a TLS file it names
+ * cannot be read, or undefined. Nothing is resolved or connected, so a valid but unreachable server passes.
+ */
+export function invalidMongoUrl(settings: MongoSettings): string | undefined {
+  try {
+    const { options } = new MongoClient(settings.url, clientOptions(settings));
+    // The driver reads these only when connecting, and would then report a missing file as an unreachable server.
+    for (const option of TLS_FILES) {
+      const file = options[option];
+      if (file !== undefined) accessSync(file, constants.R_OK);
+    }
+    return undefined;
+  } catch (error) {
+    return withoutPassword(error instanceof Error ? error.message : String(error), settings.url);
+  }
+}
+
+/** `text` with the URL's password, as written and decoded, replaced by "***" (driver messages might quote it). */
+export function withoutPassword(text: string, url: string): string {
+  const password = /^mongodb(?:\+srv)?:\/\/[^:@/]*:([^@/]+)@/.exec(url)?.[1];
+  if (password === undefined) return text;
+  let decoded = password;
+  try {
+    decoded = decodeURIComponent(password);
+  } catch {
+    // A malformed escape: the driver refuses such a URL anyway; the password as written is still hidden.
+  }
+  return text.replaceAll(password, '***').replaceAll(decoded, '***');
+}
+
+// The settings win over the same options in the URL (an Atlas string's `w=majority&retryWrites=true` agrees).
+function clientOptions({ timeoutMs, writeConcern, readConcern }: MongoSettings): MongoClientOptions {
+  return {
+    useBigInt64: true,
+    serverSelectionTimeoutMS: timeoutMs,
+    connectTimeoutMS: timeoutMs,
+    socketTimeoutMS: timeoutMs,
+    waitQueueTimeoutMS: timeoutMs,
+    writeConcern: { w: writeConcern },
+    readConcernLevel: readConcern,
+    // The drivers' defaults, stated: one retry after a step-down or a dropped connection, within our deadline.
+    retryReads: true,
+    retryWrites: true,
+    appName: 'animal-store-service',
+    // Command monitoring, for the round-trip counter; listeners are added after connecting (at composition).
+    monitorCommands: true,
+  };
 }
 
 /** An adapter call that outlived settings.timeoutMs; the adapter reports it as StorageUnavailable. */
@@ -25,7 +82,7 @@ export class MongoDeadlineExceeded extends Error {
 export class MongoConnection {
   private current: Promise<{ client: MongoClient; db: Db }> | undefined;
   private closed = false;
-  private readonly commandListeners: ((command: string) => void)[] = [];
+  private readonly commandListeners: ((command: string, body: Document) => void)[] = [];
 
   constructor(
     readonly settings: MongoSettings,
@@ -62,8 +119,8 @@ export class MongoConnection {
     }
   }
 
-  /** Calls `listener` with the name of every command sent to the server (one per round trip), on this and later clients. */
-  onCommand(listener: (command: string) => void): void {
+  /** Calls `listener` with every command sent to the server (one per round trip), on this and later clients. */
+  onCommand(listener: (command: string, body: Document) => void): void {
     this.commandListeners.push(listener);
   }
 
@@ -86,23 +143,13 @@ export class MongoConnection {
   }
 
   private async connect(): Promise<{ client: MongoClient; db: Db }> {
-    const { url, db: name, timeoutMs } = this.settings;
-    const client = new MongoClient(url, {
-      useBigInt64: true,
-      serverSelectionTimeoutMS: timeoutMs,
-      connectTimeoutMS: timeoutMs,
-      socketTimeoutMS: timeoutMs,
-      waitQueueTimeoutMS: timeoutMs,
-      appName: 'animal-store-service',
-      // Command monitoring, for the round-trip counter; listeners are added after connecting (at composition).
-      monitorCommands: true,
-    });
+    const client = new MongoClient(this.settings.url, clientOptions(this.settings));
     client.on('commandStarted', (event: CommandStartedEvent) => {
-      for (const listener of this.commandListeners) listener(event.commandName);
+      for (const listener of this.commandListeners) listener(event.commandName, event.command);
     });
     try {
       await client.connect();
-      const db = client.db(name);
+      const db = client.db(this.settings.db);
       await this.prepare(db);
       if (this.closed) throw new Error('The MongoDB connection was closed while connecting');
       return { client, db };

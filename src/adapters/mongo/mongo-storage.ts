@@ -3,7 +3,7 @@
  * driver cost a service on memory storage 75 ms of start-up (580 → 506 ms to ready, median of 7) and 5.8 MB of
  * heap (20.7 → 14.9 MB after a full GC) that every major GC marked again.
  */
-export { connectMongo } from './connect-mongo.js';
+export { connectMongo, invalidMongoUrl } from './connect-mongo.js';
 export { MongoIdempotencyStore } from './mongo-idempotency-store.js';
 export { createIndexes } from './mongo-indexes.js';
 export { MongoPetRepository } from './mongo-pet-repository.js';
