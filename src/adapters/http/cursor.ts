@@ -35,8 +35,11 @@ export function encodeCursor(afterId: PetId, status: PetStatus | undefined): str
 }
 
 /** The id to continue after; throws invalid_cursor when the cursor was altered or belongs to another filter. */
+// Opened once per cursor text: a page deep in a list is asked for again and again. Only genuine ones are kept.
+const opened = memoized((cursor) => Object.freeze(open(cursor)));
+
 export function decodeCursor(cursor: string, status: PetStatus | undefined): PetId {
-  const { afterId, statusIndex } = open(cursor);
+  const { afterId, statusIndex } = opened(cursor);
   if (statusIndex !== statusIndexOf(status)) throw invalid('belongs to a different status filter');
   return afterId;
 }

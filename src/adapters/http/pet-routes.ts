@@ -19,6 +19,7 @@ import { ListPetsQuerySchema, NewPetSchema, PetIdSchema } from './wire-schemas.j
 export function addPetRoutes(router: Router, catalog: PetCatalog, clock: Clock, idempotency: IdempotencySettings): void {
   const { listPets, createPet, getPet } = PET_OPERATIONS;
   // Never ctx.query: it is quadratic in the number of parameters (see query.ts).
+  const petIdOf = memoized((text) => validate(PetIdSchema, text, 'petId'));
   const listQueryOf = memoized((querystring) => Object.freeze(validate(ListPetsQuerySchema, queryOf(querystring), 'query')));
   router.get(listPets.operationId, routerPath(listPets), async (ctx) => {
     const { limit, status, cursor } = listQueryOf(ctx.querystring);
@@ -46,7 +47,7 @@ export function addPetRoutes(router: Router, catalog: PetCatalog, clock: Clock, 
     if (clock.now() >= GET_PET_SUNSET_AT) {
       throw new ApiError(410, 'operation_removed', `GET /v1/pets/{petId} was removed; use GET ${GET_PET_SUCCESSOR} instead.`);
     }
-    const id = validate(PetIdSchema, ctx.params.petId, 'petId');
+    const id = petIdOf(ctx.params.petId!);
     sendJson(ctx, 200, petJson(await catalog.getPet(id)));
   });
 }
