@@ -20,7 +20,9 @@ const POLL_EVERY_MS = 100;
  * retries: an error between it and an instance is a 502 the test sees.
  */
 export async function startRoundRobinProxy(ports: readonly number[]): Promise<RoundRobinProxy> {
-  const agent = new Agent({ keepAlive: true });
+  // A connection per request: a reused idle connection can meet the instance's keep-alive close (ECONNRESET),
+  // which a balancer would retry and this one would report as a 502.
+  const agent = new Agent({ keepAlive: false });
   const ready = new Set<number>();
   const routed = new Map<number, number>(ports.map((port) => [port, 0]));
   let next = 0;

@@ -36,7 +36,7 @@ export class MongoConnection {
     readonly settings: MongoSettings,
     private readonly prepare: (db: Db) => Promise<void>,
   ) {
-    this.admission = new Admission(MAX_CONCURRENT_OPERATIONS, Math.floor(settings.timeoutMs / 2));
+    this.admission = new Admission(MAX_CONCURRENT_OPERATIONS, settings.timeoutMs);
   }
 
   /** The database, connecting (again) first when needed; rejects with the driver's error. */
@@ -45,7 +45,7 @@ export class MongoConnection {
   }
 
   /**
-   * Runs one adapter call: it waits its turn (Admission) for at most half of settings.timeoutMs, and is refused
+   * Runs one adapter call: it waits its turn (Admission) for at most settings.timeoutMs, and is refused
    * with MongoAdmissionRefused, having sent nothing, when its turn does not come; `admitted` skips the wait, for
    * the follow-up of work admitted already (completing or releasing an idempotency claim). Once started, the call
    * is bounded end to end by settings.timeoutMs: connecting, server selection, every round trip and the driver's
