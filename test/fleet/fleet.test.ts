@@ -19,6 +19,18 @@ const external = process.env.MONGODB_URL?.trim() || undefined;
 const AUTH = { Authorization: `Bearer ${TEST_API_KEY}` };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+// The test's own servers keep everything in memory and go with it; on a MONGODB_URL server its databases are dropped.
+const databases: string[] = [];
+function freshDatabase(hint: string): string {
+  databases.push(freshDbName(hint));
+  return databases.at(-1)!;
+}
+afterAll(async () => {
+  if (external === undefined) return;
+  const client = await new MongoClient(external).connect();
+  await Promise.all(databases.map((name) => client.db(name).dropDatabase())).finally(() => client.close());
+});
+
 interface Answer {
   readonly status: number;
   readonly text: string;
@@ -74,10 +86,10 @@ async function startFleet(mongoUrl: string, env: Record<string, string>, mongo?:
   const shared = {
     STORAGE: 'mongodb',
     MONGODB_URL: mongoUrl,
-    MONGODB_DB: freshDbName('fleet'),
+    MONGODB_DB: freshDatabase('fleet'),
     MONGODB_TIMEOUT_MS: String(TIMEOUT_MS),
-    // Unready for a second after SIGTERM while still answering: ten polls of the balancer.
-    SHUTDOWN_GRACE_MS: '1000',
+    // Unready for 2 s after SIGTERM while still answering: the balancer needs three failed polls, each up to 1 s on a busy machine.
+    SHUTDOWN_GRACE_MS: '2000',
     ...env,
   };
   const start = (index: number) => startChild({ ...shared, PORT: String(ports[index]) });
@@ -155,8 +167,10 @@ describe('a fleet of two instances on one MongoDB replica set, behind a balancer
       ids.push(...answers.map((answer) => (JSON.parse(answer.text) as { id: number }).id));
     }
     expect(new Set(ids).size).toBe(200);
-    // Round robin over two ready instances: each served half.
-    expect([...proxy.routed.values()].map((count, i) => count - before[i]!)).toEqual([100, 100]);
+    // Spread over both: each served some (half each, unless a slow probe took one out for a moment).
+    const served = [...proxy.routed.values()].map((count, i) => count - before[i]!);
+    expect(served[0]! + served[1]!).toBe(200);
+    expect(Math.min(...served)).toBeGreaterThan(0);
     const walked = (await walk(proxy.url, 37)).map((pet) => pet.id);
     expect(new Set(walked).size).toBe(walked.length);
     expect(walked.filter((id) => ids.includes(id)).sort((x, y) => x - y)).toEqual([...ids].sort((x, y) => x - y));
@@ -202,7 +216,8 @@ describe('a fleet of two instances on one MongoDB replica set, behind a balancer
 
     const failed = [...load.creates, ...load.lists].filter((answer) => answer.status !== 201 && answer.status !== 200);
     process.stderr.write(`[fleet] rolling restart: ${load.creates.length} creates, ${load.lists.length} lists, ${failed.length} failed, ${Math.round(performance.now() - startedAt)} ms\n`);
-    expect(failed.map((answer) => `${answer.status} ${answer.text}`)).toEqual([]);
+    const described = failed.map((answer) => `${answer.status} ${answer.text} (sent at ${Math.round(answer.startedAt - startedAt)} ms)`);
+    expect(failed.length, described.join('\n')).toBe(0);
     expect(load.creates.every((answer) => answer.status === 201)).toBe(true);
     const stored = await storedNames(proxy.url);
     expect(load.creates.filter((answer) => stored.get(answer.name) !== 1).map((answer) => answer.name)).toEqual([]);
@@ -292,7 +307,7 @@ describe('on a standalone server', () => {
     let db: string;
 
     beforeAll(async () => {
-      db = freshDbName('burst');
+      db = freshDatabase('burst');
       // No MONGODB_TIMEOUT_MS: the default.
       child = await startChild({ STORAGE: 'mongodb', MONGODB_URL: mongoUrl(), MONGODB_DB: db });
     });
