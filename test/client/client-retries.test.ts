@@ -91,7 +91,7 @@ describe('createPet retries against the real service', () => {
   });
 });
 
-describe.runIf(inject('storage') === 'mongodb')('createPet retries through a MongoDB outage', () => {
+describe.runIf(inject('storage') === 'mongodb')('createPet retries through MongoDB failures', () => {
   let mongoRelay: TcpProxy;
   let server: TestServer;
 
@@ -121,6 +121,26 @@ describe.runIf(inject('storage') === 'mongodb')('createPet retries through a Mon
     expect(new Set(recorder.exchanges.map((exchange) => exchange.requestHeaders.get('idempotency-key'))).size).toBe(1);
     const reader = new AnimalStoreClient({ baseUrl: `${server.url}/v1`, apiKey: TEST_API_KEY });
     expect(await namedPets(reader, 'through the outage')).toEqual([pet]);
+  });
+
+  it('retries a 503 whose pet was stored after all: the same key gets that very pet, stored once', async () => {
+    const recorder = recordingFetch();
+    const { sleep, delays } = recordingSleep();
+    const client = new AnimalStoreClient({ baseUrl: `${server.url}/v1`, apiKey: TEST_API_KEY, fetch: recorder.fetch, retry: { sleep } });
+    const name = `stored-anyway-${Date.now()}`;
+    // The insert reaches MongoDB and its reply is lost: the pet is stored, the service answers 503.
+    const lost = mongoRelay.loseReplyTo(name, 'reset');
+
+    const pet = await client.createPet({ name, categoryId: 3n });
+    await lost;
+
+    expect(recorder.exchanges.map((exchange) => exchange.status)).toEqual([503, 201]);
+    expect(delays).toEqual([5000]);
+    expect(new Set(recorder.exchanges.map((exchange) => exchange.requestHeaders.get('idempotency-key'))).size).toBe(1);
+    // Found by its creation key rather than replayed: the 503 recorded no response to replay.
+    expect(recorder.exchanges[1]!.responseHeaders!.get('idempotent-replayed')).toBeNull();
+    const reader = new AnimalStoreClient({ baseUrl: `${server.url}/v1`, apiKey: TEST_API_KEY });
+    expect(await namedPets(reader, name)).toEqual([pet]);
   });
 });
 

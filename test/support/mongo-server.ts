@@ -305,9 +305,9 @@ function installExitHook(): void {
   });
 }
 
-async function spawnJongodb(bin: string, port: number, readyTimeoutMs = 10_000): Promise<JongodbProcess> {
+async function spawnJongodb(bin: string, port: number, args: readonly string[], readyTimeoutMs = 10_000): Promise<JongodbProcess> {
   installExitHook();
-  const wrapper = spawn('/bin/sh', ['-c', WATCHDOG, bin, '--host=127.0.0.1', `--port=${port}`], {
+  const wrapper = spawn('/bin/sh', ['-c', WATCHDOG, bin, '--host=127.0.0.1', `--port=${port}`, ...args], {
     stdio: ['pipe', 'pipe', 'pipe'],
     env: { ...process.env },
   });
@@ -386,13 +386,14 @@ function delay(ms: number, unref = false): Promise<void> {
   });
 }
 
-export async function startJongodb(): Promise<RunningMongo> {
+/** `args` go to the binary as they are, e.g. `--topology-profile=singleNodeReplicaSet --replica-set-name=rs0`. */
+export async function startJongodb(args: readonly string[] = []): Promise<RunningMongo> {
   const bin = findJongodbBinary();
   let current: JongodbProcess | undefined;
   let lastErr: unknown;
   for (let attempt = 0; attempt < 3 && !current; attempt++) {
     try {
-      current = await spawnJongodb(bin, await pickFreePort());
+      current = await spawnJongodb(bin, await pickFreePort(), args);
     } catch (e) {
       lastErr = e; // port race: retry with another port
     }

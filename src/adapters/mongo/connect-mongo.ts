@@ -1,5 +1,6 @@
 import { accessSync, constants } from 'node:fs';
 import { MongoClient, type CommandStartedEvent, type Db, type Document, type MongoClientOptions } from 'mongodb';
+import { Admission } from './admission.js';
 
 export interface MongoSettings {
   readonly url: string;
@@ -59,10 +60,15 @@ function clientOptions({ timeoutMs, writeConcern, readConcern }: MongoSettings):
     retryReads: true,
     retryWrites: true,
     appName: 'animal-store-service',
+    // Connections for every admitted operation are opened at start, not in the middle of a burst.
+    minPoolSize: MAX_CONCURRENT_OPERATIONS,
     // Command monitoring, for the round-trip counter; listeners are added after connecting (at composition).
     monitorCommands: true,
   };
 }
+
+/** Storage operations in flight at once, per process; the rest wait their turn (Admission). */
+export const MAX_CONCURRENT_OPERATIONS = 16;
 
 /** An adapter call that outlived settings.timeoutMs; the adapter reports it as StorageUnavailable. */
 export class MongoDeadlineExceeded extends Error {
@@ -83,11 +89,14 @@ export class MongoConnection {
   private current: Promise<{ client: MongoClient; db: Db }> | undefined;
   private closed = false;
   private readonly commandListeners: ((command: string, body: Document) => void)[] = [];
+  private readonly admission: Admission;
 
   constructor(
     readonly settings: MongoSettings,
     private readonly prepare: (db: Db) => Promise<void>,
-  ) {}
+  ) {
+    this.admission = new Admission(MAX_CONCURRENT_OPERATIONS, settings.timeoutMs);
+  }
 
   /** The database, connecting (again) first when needed; rejects with the driver's error. */
   async db(): Promise<Db> {
@@ -95,28 +104,35 @@ export class MongoConnection {
   }
 
   /**
-   * Runs one adapter call, bounded end to end by settings.timeoutMs: connecting, server selection, every
-   * round trip and the driver's own retry. The driver's whole-operation timeout (timeoutMS) is a no-op
-   * since 7.8, so the bound is ours. At the deadline the call rejects with MongoDeadlineExceeded and
-   * `signal` aborts: reads hand it to the driver, which then closes the hung socket and drops its retry.
-   * Writes take no signal; an abandoned write ends at socketTimeoutMS (README, "Timeouts").
+   * Runs one adapter call: it waits its turn (Admission) for at most settings.timeoutMs, and is refused
+   * with MongoAdmissionRefused, having sent nothing, when its turn does not come; `admitted` skips the wait, for
+   * the follow-up of work admitted already (completing or releasing an idempotency claim). Once started, the call
+   * is bounded end to end by settings.timeoutMs: connecting, server selection, every round trip and the driver's
+   * own retry. The driver's whole-operation timeout (timeoutMS) is a no-op since 7.8, so the bound is ours. At the
+   * deadline the call rejects with MongoDeadlineExceeded and `signal` aborts: reads hand it to the driver, which
+   * then closes the hung socket and drops its retry. Writes take no signal; an abandoned write ends at
+   * socketTimeoutMS (README, "Timeouts"), and keeps its admission slot until then.
    */
-  async run<T>(operation: (db: Db, signal: AbortSignal) => Promise<T>): Promise<T> {
+  run<T>(operation: (db: Db, signal: AbortSignal) => Promise<T>, { admitted = false } = {}): Promise<T> {
     const { timeoutMs } = this.settings;
-    const controller = new AbortController();
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        const exceeded = new MongoDeadlineExceeded(timeoutMs);
-        controller.abort(exceeded);
-        reject(exceeded);
-      }, timeoutMs);
+    return new Promise<T>((resolve, reject) => {
+      const work = async () => {
+        const controller = new AbortController();
+        const timer = setTimeout(() => {
+          const exceeded = new MongoDeadlineExceeded(timeoutMs);
+          controller.abort(exceeded);
+          reject(exceeded);
+        }, timeoutMs);
+        try {
+          resolve(await operation(await this.db(), controller.signal));
+        } catch (error) {
+          reject(error);
+        } finally {
+          clearTimeout(timer);
+        }
+      };
+      (admitted ? work() : this.admission.run(work)).catch(reject);
     });
-    try {
-      return await Promise.race([this.db().then((db) => operation(db, controller.signal)), deadline]);
-    } finally {
-      clearTimeout(timer);
-    }
   }
 
   /** Calls `listener` with every command sent to the server (one per round trip), on this and later clients. */

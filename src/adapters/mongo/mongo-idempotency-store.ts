@@ -25,6 +25,8 @@ const KEYS = 'idempotency_keys';
 const DUPLICATE_KEY = 11000;
 // Each round ends in a win, a live record, or a lost race against another claimant that changed the record.
 const MAX_CLAIM_ROUNDS = 10;
+// Completing and releasing finish a request whose claim was admitted; a refusal would leave its key blocked.
+const FOLLOW_UP = { admitted: true } as const;
 
 /** Idempotent. TTL deletion is lazy (a pass every 60 s), so expiry is also checked on every read. */
 export async function createIdempotencyIndexes(db: Db): Promise<void> {
@@ -74,12 +76,12 @@ export class MongoIdempotencyStore implements IdempotencyStore {
       ? { status: response.status, body: response.body }
       : { status: response.status, location: response.location, body: response.body };
     const filter = this.ownClaim(key);
-    if (filter !== undefined) await this.storage((db) => keys(db).updateOne(filter, { $set: { state: 'done', response: stored } }));
+    if (filter !== undefined) await this.storage((db) => keys(db).updateOne(filter, { $set: { state: 'done', response: stored } }), FOLLOW_UP);
   }
 
   async release(key: string): Promise<void> {
     const filter = this.ownClaim(key);
-    if (filter !== undefined) await this.storage((db) => keys(db).deleteOne(filter));
+    if (filter !== undefined) await this.storage((db) => keys(db).deleteOne(filter), FOLLOW_UP);
   }
 
   /** No timers or clients of its own: the connection is closed by whoever opened it. */
@@ -98,9 +100,9 @@ export class MongoIdempotencyStore implements IdempotencyStore {
   }
 
   /** Runs driver calls within the timeout; whatever they throw leaves this adapter as StorageUnavailable. */
-  private async storage<T>(operation: (db: Db, signal: AbortSignal) => Promise<T>): Promise<T> {
+  private async storage<T>(operation: (db: Db, signal: AbortSignal) => Promise<T>, options?: { readonly admitted: boolean }): Promise<T> {
     try {
-      return await this.connection.run(operation);
+      return await this.connection.run(operation, options);
     } catch (error) {
       this.onFailure(error);
       throw new StorageUnavailable({ cause: error });

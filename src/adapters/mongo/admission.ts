@@ -1,0 +1,42 @@
+import pLimit, { type LimitFunction } from 'p-limit';
+
+/** Storage work that could not start within its wait budget; nothing of it reached MongoDB. */
+export class MongoAdmissionRefused extends Error {
+  constructor(waitBudgetMs: number) {
+    super(`The MongoDB operation could not start within ${waitBudgetMs} ms: too many operations were waiting`);
+    this.name = 'MongoAdmissionRefused';
+  }
+}
+
+/**
+ * At most `concurrency` storage operations run at once; the others wait their turn, in order. One that cannot
+ * start within `waitBudgetMs` is refused before it sends anything, so a burst gets clean refusals instead of
+ * operations that time out halfway through a write (stored, yet answered 503).
+ */
+export class Admission {
+  private readonly limit: LimitFunction;
+
+  constructor(
+    concurrency: number,
+    private readonly waitBudgetMs: number,
+  ) {
+    this.limit = pLimit(concurrency);
+  }
+
+  /** Runs `work` once admitted and holds its slot until the work settles; rejects with MongoAdmissionRefused. */
+  run(work: () => Promise<void>): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      let refused = false;
+      const timer = setTimeout(() => {
+        refused = true;
+        reject(new MongoAdmissionRefused(this.waitBudgetMs));
+      }, this.waitBudgetMs);
+      void this.limit(async () => {
+        // Its caller was answered already: the slot passes on without a round trip.
+        if (refused) return;
+        clearTimeout(timer);
+        await work().then(resolve, reject);
+      });
+    });
+  }
+}
