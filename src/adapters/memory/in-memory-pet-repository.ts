@@ -2,14 +2,13 @@ import { isInt64, petOf, type NewPet, type Pet, type PetId, type PetStatus } fro
 import type { AddOptions, PetListQuery, PetRepository } from '../../ports/pet-repository.js';
 
 /**
- * Pets in process memory: a Map by id for reads, and lists in ascending id order (all pets, and one per
- * status) for pages, each found by binary search on the id to start after. New ids only ever grow, so
- * adding is an append; taking a pet out (a future delete) is a Map delete and a splice from two lists.
+ * Pets in process memory. Ids are 1, 2, 3... in the order pets are added, so pet `id` sits in slot `id - 1` of
+ * one array (a read is an index; a page without a filter starts at slot `afterId`), and each status has a list
+ * in ascending id order, searched for the id to start after. Taking a pet out (a future delete) empties its slot
+ * and splices it from its status list.
  */
 export class InMemoryPetRepository implements PetRepository {
-  private lastId: PetId = 0n;
-  private readonly byId = new Map<PetId, Pet>();
-  private readonly all: Pet[] = [];
+  private readonly slots: (Pet | undefined)[] = [];
   private readonly byStatus = new Map<PetStatus, Pet[]>();
   private readonly byCreationKey = new Map<string, Pet>();
 
@@ -18,26 +17,37 @@ export class InMemoryPetRepository implements PetRepository {
     if (created !== undefined) return created;
     // As the MongoDB adapter: the core validates, this keeps a store from holding what no other store could.
     if (!isInt64(newPet.categoryId)) throw new RangeError('categoryId is outside the int64 range');
-    const pet = petOf(++this.lastId, newPet);
-    this.byId.set(pet.id, pet);
-    this.all.push(pet);
+    const pet = petOf(BigInt(this.slots.length + 1), newPet);
+    this.slots.push(pet);
     if (pet.status !== undefined) this.statusList(pet.status).push(pet);
     if (creationKey !== undefined) this.byCreationKey.set(creationKey, pet);
     return pet;
   }
 
   async findById(id: PetId): Promise<Pet | undefined> {
-    return this.byId.get(id);
+    // Past 2^53 the number is inexact, but then it is far beyond any slot too.
+    const slot = Number(id) - 1;
+    return slot >= 0 && slot < this.slots.length ? this.slots[slot] : undefined;
   }
 
   async list({ limit, status, afterId }: PetListQuery): Promise<Pet[]> {
-    const source = status === undefined ? this.all : (this.byStatus.get(status) ?? []);
-    const start = afterId === undefined ? 0 : firstAfter(source, afterId);
-    return source.slice(start, start + limit);
+    if (status !== undefined) {
+      const source = this.byStatus.get(status) ?? [];
+      const start = afterId === undefined ? 0 : firstAfter(source, afterId);
+      return source.slice(start, start + limit);
+    }
+    const pets: Pet[] = [];
+    // Pets after id n start at slot n; an empty slot (a pet taken out) is passed over.
+    const from = afterId === undefined || afterId < 0n ? 0 : Math.min(Number(afterId), this.slots.length);
+    for (let slot = from; slot < this.slots.length && pets.length < limit; slot++) {
+      const pet = this.slots[slot];
+      if (pet !== undefined) pets.push(pet);
+    }
+    return pets;
   }
 
   async count(): Promise<number> {
-    return this.byId.size;
+    return this.slots.length;
   }
 
   async isReachable(): Promise<boolean> {
