@@ -73,12 +73,12 @@ export class HttpMetrics {
 
   /** One request refused by a rate limit, named as in its RateLimit-Policy header. */
   countRateLimitRefusal(limit: string): void {
-    this.rateLimitRefusals.labels(limit).inc();
+    this.rateLimitRefusals.inc({ limit });
   }
 
   /** One round trip to MongoDB; command names are the driver's few (find, insert, update...), so the labels stay bounded. */
   countMongoCommand(command: string): void {
-    this.mongoCommands.labels(command).inc();
+    this.mongoCommands.inc({ command });
   }
 
   get contentType(): string {

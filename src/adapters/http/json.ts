@@ -1,5 +1,6 @@
 import { parse } from 'lossless-json';
 import type { Pet } from '../../core/pet.js';
+import { recentAnswers } from './memoized.js';
 
 const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
 /** A number as RFC 8259 writes it (no leading zeros, no plus sign): how a query value may write an integer. */
@@ -56,21 +57,12 @@ export function jsonNestingDepth(text: string): number {
   return deepest;
 }
 
-// The JSON of recently read pets: clients read the same pets and pages again and again, and a Pet never
-// changes. Bounded, so that reading a large store does not grow memory.
+// Clients read the same pets and pages again and again, and a Pet never changes. Bounded, so that reading a
+// large store does not grow memory.
 const RECENT_PETS = 10_000;
-const recent = new Map<Pet, string>();
 
 /** A pet as JSON, remembered for the next read of the same pet. */
-export function petJson(pet: Pet): string {
-  let json = recent.get(pet);
-  if (json === undefined) {
-    if (recent.size >= RECENT_PETS) recent.clear();
-    json = newPetJson(pet);
-    recent.set(pet, json);
-  }
-  return json;
-}
+export const petJson: (pet: Pet) => string = recentAnswers(newPetJson, RECENT_PETS);
 
 /** A pet as JSON, field by field: only whitelisted fields leave, and bigints print as bare digits. */
 export function newPetJson(pet: Pet): string {
