@@ -9,20 +9,21 @@ async function main(): Promise<void> {
   const service = await startService(config, { logger });
   stopOnSignals(service, logger);
   const docs = { docsUrl: `${service.url}/docs`, openapiUrl: `${service.url}/v1/openapi.json` };
-  logger.info(
-    { appEnv: config.appEnv, storage: config.storage, url: `${service.url}/v1`, ...docs, metricsUrl: metricsUrl(config, service) },
-    'listening',
-  );
-  // Log lines are batched; whoever waits for this one (an operator, an orchestrator) should not.
-  logger.flush();
   if (service.generatedApiKey !== undefined) {
-    // The one message that bypasses the logger: the key must never reach a log.
+    // The one message that bypasses the logger: the key must never reach a log. Written (synchronously)
+    // before the listening line, so whoever waits for that line finds the key already printed.
     process.stdout.write(
       `No API_KEYS configured: generated a key for this run (shown once, never logged again):\n  ${service.generatedApiKey}\n` +
         `Try: curl -H "Authorization: Bearer ${service.generatedApiKey}" ${service.url}/v1/pets\n` +
         `API reference: ${docs.docsUrl}  (OpenAPI document: ${docs.openapiUrl})\n`,
     );
   }
+  logger.info(
+    { appEnv: config.appEnv, storage: config.storage, url: `${service.url}/v1`, ...docs, metricsUrl: metricsUrl(config, service) },
+    'listening',
+  );
+  // Log lines are batched; whoever waits for this one (an operator, an orchestrator) should not.
+  logger.flush();
 }
 
 // First SIGTERM/SIGINT drains; a second one (Ctrl-C again) gives up waiting.

@@ -11,7 +11,6 @@ import { TEST_API_KEY } from '../support/test-config.js';
 import { argsOf, execForm, readDockerfile } from './dockerfile.js';
 
 const run = promisify(execFile);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const stages = readDockerfile();
 const [build, final] = [stages[0]!, stages.at(-1)!];
 const WORKDIR = argsOf(final, 'WORKDIR')[0]!;
@@ -115,9 +114,13 @@ describe('the production build, installed and run as the Dockerfile does', () =>
     const child = spawnService({ command: ['npm', 'start'], cwd: dir, env: { HOME: process.env.HOME ?? '/root', API_KEYS: '', SHUTDOWN_GRACE_MS: '0' } });
     started.push(child);
     const base = `http://127.0.0.1:${portOf(await child.logged('listening'))}`;
-    // The key's message follows the listening line on stdout.
-    for (let waited = 0; !child.output().includes('API reference') && waited < 50; waited++) await sleep(100);
-    const printed = child.output().slice(child.output().indexOf('No API_KEYS configured'));
+    // The key's message precedes the listening line on stdout; log lines (JSON) are not part of it.
+    const output = child.output();
+    const printed = output
+      .slice(output.indexOf('No API_KEYS configured'))
+      .split(/(?<=\n)/)
+      .filter((line) => !line.startsWith('{'))
+      .join('');
     expect(printed).toMatch(/^No API_KEYS configured: .*\n {2}\S{43}\nTry: curl .*\nAPI reference: (\S+) {2}\(OpenAPI document: (\S+)\)\n$/);
     const [, docs, openapi] = /API reference: (\S+) {2}\(OpenAPI document: (\S+)\)/.exec(printed)!;
     expect([docs, openapi]).toEqual([`${base}/docs`, `${base}/v1/openapi.json`]);
