@@ -35,6 +35,5 @@ const plain = (span) => ({
 });
 process.on('message', (message) => {
   if (message === 'spans') process.send(finished.getFinishedSpans().map(plain));
-  if (message === 'flush') logger.flush(() => process.send('flushed'));
 });
 process.on('SIGTERM', () => void service.stop().then(() => process.exit(0)));
