@@ -158,9 +158,14 @@ export function startScriptCommand(packageJson: string): string[] {
   return command;
 }
 
-/** The options in `node <options> dist/main.js`, the package's start script. */
+/**
+ * The options in `node <options> dist/main.js`, the package's start script; a relative `--import` (the tracing
+ * preload) is resolved from the package's directory, as npm start runs it there.
+ */
 export function startScriptFlags(packageJson: string): string[] {
-  return startScriptCommand(packageJson).slice(1, -1);
+  const flags = startScriptCommand(packageJson).slice(1, -1);
+  const relative = (word: string) => word.startsWith('./') || word.startsWith('../');
+  return flags.map((word, i) => (flags[i - 1] === '--import' && relative(word) ? resolve(dirname(packageJson), word) : word));
 }
 
 /** An idle process on the servers' CPU whose event-loop stalls are the machine's (idle-probe.ts). */
