@@ -5,6 +5,7 @@ import { KoaInstrumentation } from '@opentelemetry/instrumentation-koa';
 import { MongoDBInstrumentation } from '@opentelemetry/instrumentation-mongodb';
 import { PinoInstrumentation } from '@opentelemetry/instrumentation-pino';
 import { NodeSDK, type NodeSDKConfiguration } from '@opentelemetry/sdk-node';
+import { createAddHookMessageChannel } from 'import-in-the-middle';
 
 /** Probes and scrapes: frequent, and nothing to follow. */
 const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
@@ -16,11 +17,12 @@ let sdk: NodeSDK | undefined;
  * resource, propagators) with the instrumentations of node:http, Koa, the MongoDB driver and pino. Traces only:
  * metrics stay on /metrics and logs on stdout. `spanProcessors` replace the exporter the variables choose (tests).
  */
-export function startTracing(spanProcessors?: NodeSDKConfiguration['spanProcessors']): void {
+export async function startTracing(spanProcessors?: NodeSDKConfiguration['spanProcessors']): Promise<void> {
   if (sdk !== undefined) return;
-  // ES modules are patched through import-in-the-middle's loader hook. Not limited to the packages' bare names
-  // (createAddHookMessageChannel): a package imported by its file URL, as vitest does, would escape that.
-  register('import-in-the-middle/hook.mjs', import.meta.url);
+  // ES modules are patched through import-in-the-middle's loader hook, which wraps only the packages the
+  // instrumentations name (imported by their bare names, as the service imports them).
+  const { registerOptions, waitForAllMessagesAcknowledged } = createAddHookMessageChannel();
+  register('import-in-the-middle/hook.mjs', import.meta.url, registerOptions);
   sdk = new NodeSDK({
     instrumentations: [
       new HttpInstrumentation({ ignoreIncomingRequestHook: isUntraced, disableOutgoingRequestInstrumentation: true }),
@@ -35,6 +37,7 @@ export function startTracing(spanProcessors?: NodeSDKConfiguration['spanProcesso
     ...(spanProcessors === undefined ? {} : { spanProcessors }),
   });
   sdk.start();
+  await waitForAllMessagesAcknowledged();
 }
 
 /** Whether the SDK runs in this process (the start command's preload started it). */

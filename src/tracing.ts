@@ -5,5 +5,5 @@ import { tracingRequested } from './tracing-requested.js';
 // asking for traces, nothing of OpenTelemetry is loaded.
 if (tracingRequested(process.env)) {
   const { startTracing } = await import('./start-tracing.js');
-  startTracing();
+  await startTracing();
 }

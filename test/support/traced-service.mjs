@@ -5,7 +5,7 @@ import { tracing } from '@opentelemetry/sdk-node';
 import { startTracing } from '../../dist/start-tracing.js';
 
 const finished = new tracing.InMemorySpanExporter();
-startTracing([new tracing.SimpleSpanProcessor(finished)]);
+await startTracing([new tracing.SimpleSpanProcessor(finished)]);
 
 const { loadConfig } = await import('../../dist/load-config.js');
 const { createLogger } = await import('../../dist/logger.js');
