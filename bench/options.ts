@@ -32,6 +32,8 @@ export interface BenchOptions {
   readonly serviceEnv: Readonly<Record<string, string>>;
   /** Settings of the baseline build only: with --baseline dist, what one feature costs, side by side. */
   readonly baselineEnv: Readonly<Record<string, string>>;
+  /** Whether to run the service with tracing on beside it (100% and 1% sampled), exporting to a local receiver. */
+  readonly tracing: boolean;
 }
 
 export const USAGE = `Usage: npm run bench -- [options]
@@ -59,7 +61,10 @@ export const USAGE = `Usage: npm run bench -- [options]
   --service-env K=V override one of the service's settings (repeatable), to measure what a feature costs,
                     e.g. LOG_LEVEL=warn; a run with it is an experiment, not a recorded run
   --baseline-env K=V  override one setting of the baseline build only (repeatable): with --baseline dist, the
-                    same build with one feature off runs beside the service, so the gap is what the feature costs`;
+                    same build with one feature off runs beside the service, so the gap is what the feature costs
+  --tracing         also run the service with tracing on (OTEL_* variables: OTLP http/protobuf to a receiver the
+                    harness starts), every request sampled and one in a hundred (parentbased_traceidratio 0.01),
+                    as two more servers in every round; the service itself runs with tracing off`;
 
 export function parseOptions(argv: readonly string[]): BenchOptions {
   const { values } = parseArgs({
@@ -82,6 +87,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       baseline: { type: 'string' },
       'service-env': { type: 'string', multiple: true, default: [] },
       'baseline-env': { type: 'string', multiple: true, default: [] },
+      tracing: { type: 'boolean', default: false },
     },
   });
   if (values.storage !== 'memory' && values.storage !== 'mongodb') throw new Error(`--storage must be memory or mongodb\n${USAGE}`);
@@ -103,6 +109,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     baseline: values.baseline === undefined ? undefined : `${values.baseline.replace(/\/$/, '')}/main.js`,
     serviceEnv: settingsOf('service-env', values['service-env']),
     baselineEnv: settingsOf('baseline-env', values['baseline-env']),
+    tracing: values.tracing,
   };
 }
 

@@ -6,12 +6,13 @@ import { coldStarts, startFleet, stopFleet } from './fleet.js';
 import { parseOptions, USAGE, type BenchOptions } from './options.js';
 import { freshDbName, startMongoServer } from '../test/support/mongo-server.js';
 import { scaleRun } from './scale-run.js';
-import { startMachineProbe, type ServerName, type StartSettings } from './servers.js';
+import { startOtlpReceiver, type OtlpReceiver } from './otlp-receiver.js';
+import { startMachineProbe, TRACED, type ServerName, type StartSettings } from './servers.js';
 import { throughputRun } from './throughput-run.js';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-async function main(options: BenchOptions, mongoUrl: string | undefined): Promise<void> {
+async function main(options: BenchOptions, mongoUrl: string | undefined, receiver: OtlpReceiver | undefined): Promise<void> {
   const apiKey = randomBytes(24).toString('base64url');
   // After the MongoDB server started (it keeps every CPU), before any Node server does.
   const pinning = pinCores(options.pin);
@@ -34,10 +35,12 @@ async function main(options: BenchOptions, mongoUrl: string | undefined): Promis
     cpuProfDir: options.cpuProf,
     baselineEntry: options.baseline,
     baselineEnv: options.baselineEnv,
+    otlpEndpoint: receiver?.url,
   };
   // The scale run preloads up to millions of pets: the service against the bare yardstick only.
   const baseline: ServerName[] = options.baseline === undefined ? [] : ['baseline'];
-  const names: readonly ServerName[] = options.scale === undefined ? ['service', ...baseline, ...options.yardsticks] : ['service', 'node:http'];
+  const traced: ServerName[] = options.tracing ? [...TRACED] : [];
+  const names: readonly ServerName[] = options.scale === undefined ? ['service', ...baseline, ...traced, ...options.yardsticks] : ['service', 'node:http'];
   const coldStartsMs = options.scale === undefined ? await coldStarts(options.startups, settings) : [];
   const servers = await startFleet(names, settings);
   // Stalls of an idle process on the servers' CPU, read beside every run: the machine's share of theirs.
@@ -50,6 +53,10 @@ async function main(options: BenchOptions, mongoUrl: string | undefined): Promis
     const machine = { cpus: cpus.length, cpuModel: cpus[0]?.model, node: process.version, platform: `${os.platform()} ${os.release()}`, loadAverage: os.loadavg(), pinning: pinning.note };
     process.stdout.write(`${report.markdown}\n\nMachine: ${machine.cpus} CPUs, ${machine.node}, ${machine.platform}, ${pinning.note}; ` +
       `load average at the end ${machine.loadAverage.map((l) => l.toFixed(2)).join(' ')}\n`);
+    if (receiver !== undefined) {
+      const { requests, bytes } = receiver.received();
+      process.stdout.write(`OTLP receiver: ${requests} exports, ${(bytes / 2 ** 20).toFixed(1)} MiB of spans received\n`);
+    }
     if (options.json !== undefined) writeFileSync(options.json, `${JSON.stringify({ machine, options, ...report.figures }, null, 2)}\n`);
     if (report.failures > 0) {
       log(`FAILED: ${report.failures} errors or non-2xx responses`);
@@ -66,9 +73,11 @@ try {
   log(`load average at the start: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   // The same server choice as the tests: MONGODB_URL, else mongodb-memory-server, else the offline jongodb.
   const mongo = options.storage === 'mongodb' ? await startMongoServer() : undefined;
+  const receiver = options.tracing ? await startOtlpReceiver() : undefined;
   try {
-    await main(options, mongo?.url);
+    await main(options, mongo?.url, receiver);
   } finally {
+    await receiver?.stop();
     await mongo?.stop();
   }
 } catch (error) {

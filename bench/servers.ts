@@ -8,8 +8,12 @@ import { fileURLToPath } from 'node:url';
 import { LogFile } from './log-file.js';
 import type { LoopDelay } from './server-probe.js';
 
-/** 'baseline' is another build of the service (--baseline), measured beside this one. */
-export type ServerName = 'service' | 'baseline' | 'node:http' | 'koa' | 'fastify';
+/**
+ * 'baseline' is another build of the service (--baseline), measured beside this one; 'traced 100%' and 'traced 1%'
+ * are this build with tracing on (--tracing), every request sampled or one in a hundred.
+ */
+export type ServerName = 'service' | 'baseline' | 'traced 100%' | 'traced 1%' | 'node:http' | 'koa' | 'fastify';
+export const TRACED = ['traced 100%', 'traced 1%'] as const satisfies readonly ServerName[];
 export const YARDSTICKS = ['node:http', 'koa', 'fastify'] as const satisfies readonly ServerName[];
 export type YardstickName = (typeof YARDSTICKS)[number];
 
@@ -32,6 +36,8 @@ export interface BenchServer {
 // This file runs as dist/bench/servers.js, beside the service's build output.
 const ENTRIES: Readonly<Record<Exclude<ServerName, 'baseline'>, string>> = {
   service: '../main.js',
+  'traced 100%': '../main.js',
+  'traced 1%': '../main.js',
   'node:http': './yardstick.js',
   koa: './plain-koa.js',
   fastify: './fastify-yardstick.js',
@@ -46,7 +52,7 @@ const START_FLAGS = startScriptFlags(nearestPackageJson(dirname(fileURLToPath(im
  * a package.json with other flags measures those flags side by side). The yardsticks keep Node's defaults.
  */
 export function startFlagsOf(name: ServerName, entry: string): readonly string[] {
-  if (name === 'service') return START_FLAGS;
+  if (name === 'service' || isTraced(name)) return START_FLAGS;
   return name === 'baseline' ? startScriptFlags(nearestPackageJson(dirname(entry))) : [];
 }
 // Yardsticks print "... listening on http://host:port/v1"; the service logs JSON ({"url":"http://.../v1",...}).
@@ -63,15 +69,29 @@ export interface StartSettings {
   readonly baselineEntry?: string | undefined;
   /** Settings of the baseline build that differ from the service's (--baseline-env): what one feature costs. */
   readonly baselineEnv?: Readonly<Record<string, string>> | undefined;
+  /** The OTLP/HTTP endpoint the traced servers export to (--tracing). */
+  readonly otlpEndpoint?: string | undefined;
+}
+
+const isTraced = (name: ServerName): name is (typeof TRACED)[number] => (TRACED as readonly ServerName[]).includes(name);
+
+/** The standard variables of a traced server: the default exporter (OTLP, http/protobuf) to the harness's receiver. */
+function tracingEnv(name: (typeof TRACED)[number], endpoint: string | undefined): Record<string, string> {
+  if (endpoint === undefined) throw new Error(`${name} needs the harness's OTLP receiver`);
+  const sampler: Record<string, string> = name === 'traced 1%' ? { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.01' } : {};
+  // A queue that holds a second of spans at peak: the default (2048 every 5 s) would drop most of them unexported.
+  return { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_BSP_MAX_QUEUE_SIZE: '100000', OTEL_BSP_SCHEDULE_DELAY: '1000', ...sampler };
 }
 
 export async function startServer(name: ServerName, settings: StartSettings): Promise<BenchServer> {
   const entry = name === 'baseline' ? resolve(settings.baselineEntry ?? 'missing --baseline') : fileURLToPath(new URL(ENTRIES[name], import.meta.url));
   // The baseline is started, configured and awaited as the service is; only the service is profiled.
-  const isService = name === 'service' || name === 'baseline';
+  const isService = name === 'service' || name === 'baseline' || isTraced(name);
   const profile = name === 'service' && settings.cpuProfDir !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfDir}`] : [];
   const [command, ...prefixArgs] = [...settings.prefix, process.execPath];
-  const ownEnv = isService ? { ...settings.serviceEnv, ...(name === 'baseline' ? settings.baselineEnv : {}) } : {};
+  const ownEnv = isService
+    ? { ...settings.serviceEnv, ...(name === 'baseline' ? settings.baselineEnv : {}), ...(isTraced(name) ? tracingEnv(name, settings.otlpEndpoint) : {}) }
+    : {};
   // A service build is found on the port chosen here and is ready at its first /readyz 200, so it needs no
   // listening line: one that logs below info (LOG_LEVEL=warn, what the request log costs) is measured too.
   const port = isService ? await freePort() : 0;
@@ -138,9 +158,14 @@ export function startScriptCommand(packageJson: string): string[] {
   return command;
 }
 
-/** The options in `node <options> dist/main.js`, the package's start script. */
+/**
+ * The options in `node <options> dist/main.js`, the package's start script; a relative `--import` (the tracing
+ * preload) is resolved from the package's directory, as npm start runs it there.
+ */
 export function startScriptFlags(packageJson: string): string[] {
-  return startScriptCommand(packageJson).slice(1, -1);
+  const flags = startScriptCommand(packageJson).slice(1, -1);
+  const relative = (word: string) => word.startsWith('./') || word.startsWith('../');
+  return flags.map((word, i) => (flags[i - 1] === '--import' && relative(word) ? resolve(dirname(packageJson), word) : word));
 }
 
 /** An idle process on the servers' CPU whose event-loop stalls are the machine's (idle-probe.ts). */

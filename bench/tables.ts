@@ -1,9 +1,17 @@
 import { perRequest } from './mongo-commands.js';
 import { fixed, ratio, table, type HalfPeakFigures, type PerServer, type WorkloadFigures } from './report.js';
-import { YARDSTICKS, type BenchServer, type ServerName } from './servers.js';
+import { TRACED, YARDSTICKS, type BenchServer, type ServerName } from './servers.js';
 
 /** How each server is named in the tables. */
-export const LABELS: Readonly<Record<ServerName, string>> = { service: 'service', baseline: 'baseline build', 'node:http': 'node:http', koa: 'plain Koa', fastify: 'Fastify' };
+export const LABELS: Readonly<Record<ServerName, string>> = {
+  service: 'service',
+  baseline: 'baseline build',
+  'traced 100%': 'service, tracing 100%',
+  'traced 1%': 'service, tracing 1%',
+  'node:http': 'node:http',
+  koa: 'plain Koa',
+  fastify: 'Fastify',
+};
 
 const errorsOf = (runs: readonly ({ errors: number; non2xx: number } | undefined)[]) =>
   `${runs.reduce((n, r) => n + (r?.errors ?? 0), 0)} / ${runs.reduce((n, r) => n + (r?.non2xx ?? 0), 0)}`;
@@ -91,4 +99,20 @@ export function mongoTable(figures: readonly WorkloadFigures[]): string {
   const rows = figures.map(({ workload, skipped, servers: { service } }) =>
     [workload, skipped !== undefined || service === undefined ? `skipped: ${skipped}` : perRequest(service.mongoCommands ?? null, service.requests)]);
   return table(['Workload', 'Service: MongoDB commands per request (by command)'], rows);
+}
+
+/** What tracing costs (--tracing): each traced server against the service with tracing off, in the same rounds. */
+export function tracingTable(figures: readonly WorkloadFigures[]): string {
+  const header = ['Workload', 'Tracing off req/s', 'CPU µs/req', ...TRACED.flatMap((n) => [`${LABELS[n]}: req/s ÷ off`, 'CPU µs/req (+ over off)'])];
+  const rows = figures.map(({ workload, skipped, servers }) => {
+    const off = servers.service;
+    if (skipped !== undefined || off === undefined) return [workload, `skipped: ${skipped}`, ...header.slice(2).map(() => '')];
+    return [workload, fixed(off.reqPerSec), fixed(off.cpuUsPerReq), ...TRACED.flatMap((name) => {
+      const on = servers[name];
+      if (on === undefined) return ['-', '-'];
+      const extra = on.cpuUsPerReq - off.cpuUsPerReq;
+      return [ratio(on.reqPerSec, off.reqPerSec), `${fixed(on.cpuUsPerReq)} (${extra >= 0 ? '+' : ''}${fixed(extra)})`];
+    })];
+  });
+  return table(header, rows);
 }

@@ -4,7 +4,7 @@ import { failures, fixed, mib, table, type PerServer } from './report.js';
 import { runHalfPeak, runRounds } from './rounds.js';
 import { memory } from './proc-stats.js';
 import type { BenchServer, MachineProbe, ServerName } from './servers.js';
-import { halfPeakTable, LABELS, loopTable, mongoTable, peakTable, ratioTable, startupTable } from './tables.js';
+import { halfPeakTable, LABELS, loopTable, mongoTable, peakTable, ratioTable, startupTable, tracingTable } from './tables.js';
 import { WORKLOADS } from './workloads.js';
 
 export interface RunReport {
@@ -34,6 +34,7 @@ export async function throughputRun(
     '',
     peakTable(peak, names),
     '',
+    ...(options.tracing ? ['### Tracing: the service with tracing on against tracing off, same rounds', tracingTable(peak), ''] : []),
     `### At half the service's peak, offered open loop for ${options.duration} s; the median of ${options.rounds} round(s) by p99`,
     halfPeakTable(halfPeak, names),
     '',

@@ -91,6 +91,8 @@ export const configSchema = z.strictObject({
 export type AppConfig = Readonly<z.infer<typeof configSchema>> & {
   /** Base addresses of the deployed environments, for the published API description. */
   readonly servers: Readonly<Record<'production' | 'staging', string>>;
+  /** Whether the standard OTEL_* variables ask for traces (tracing-requested.ts); the SDK reads them itself. */
+  readonly tracing: boolean;
 };
 
 /** Names the setting at fault in one line; main prints it and exits. */

@@ -12,6 +12,7 @@ import { createMetricsApp } from './adapters/http/metrics-routes.js';
 import { InMemoryPetRepository } from './adapters/memory/in-memory-pet-repository.js';
 import type { MongoConnection } from './adapters/mongo/connect-mongo.js';
 import type * as MongoStorage from './adapters/mongo/mongo-storage.js';
+import type * as RequestTracing from './adapters/http/request-tracing.js';
 import type { AppConfig } from './config.js';
 import type { Logger } from './logger.js';
 import { PetCatalog } from './core/pet-catalog.js';
@@ -52,6 +53,8 @@ export interface Runtime {
   readonly mongo?: { readonly connection: MongoConnection; readonly adapters: typeof MongoStorage };
   /** Replaces the system clock (tests of time-dependent behaviour). */
   readonly clock?: Clock;
+  /** When config.tracing is on: the service's own spans, loaded only then (request-tracing.ts). */
+  readonly tracing?: typeof RequestTracing;
   /** Standard Koa middleware mounted on every API route (see createHttpApp). */
   readonly middleware?: HttpAppDeps['middleware'];
 }
@@ -63,7 +66,8 @@ export function compose(config: AppConfig, runtime: Runtime): Container {
   container.bind(TOKENS.clock).toConstantValue(runtime.clock ?? new SystemClock());
   bindStorage(container, config, runtime);
   container.bind(TOKENS.apiKeyVerifier).toResolvedValue(() => new HashedApiKeyVerifier(runtime.apiKeys));
-  const catalog = (pets: PetRepository, keys: ApiKeyVerifier) => new PetCatalog(pets, keys);
+  const Catalog = runtime.tracing?.TracedPetCatalog ?? PetCatalog;
+  const catalog = (pets: PetRepository, keys: ApiKeyVerifier) => new Catalog(pets, keys);
   container.bind(TOKENS.petCatalog).toResolvedValue(catalog, [TOKENS.petRepository, TOKENS.apiKeyVerifier]);
   const readiness = (pets: PetRepository): Readiness => ({ isReady: async () => !runtime.isDraining() && pets.isReachable() });
   container.bind(TOKENS.readiness).toResolvedValue(readiness, [TOKENS.petRepository]);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { APP_ENVS, ConfigError, configSchema, ENV_OVERRIDES, LIST_SETTINGS, type AppConfig } from './config.js';
+import { tracingRequested } from './tracing-requested.js';
 
 const CONFIG_DIR = fileURLToPath(new URL('../config/', import.meta.url));
 
@@ -23,7 +24,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     production: String(readConfigFile('production').baseUrl),
     staging: String(readConfigFile('staging').baseUrl),
   };
-  return deepFreeze({ ...parsed.data, servers });
+  return deepFreeze({ ...parsed.data, servers, tracing: tracingRequested(env) });
 }
 
 function readConfigFile(appEnv: string): Record<string, unknown> {

@@ -7,7 +7,11 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = await createLogger(config);
   const service = await startService(config, { logger });
-  stopOnSignals(service, logger);
+  const tracing = config.tracing ? await import('./start-tracing.js') : undefined;
+  if (tracing !== undefined && !tracing.tracingStarted()) {
+    logger.warn('OTEL_* variables ask for traces, but the SDK did not start: start with node --import ./dist/tracing.js (npm start does)');
+  }
+  stopOnSignals(service, logger, tracing?.stopTracing);
   const docs = { docsUrl: `${service.url}/docs`, openapiUrl: `${service.url}/v1/openapi.json` };
   if (service.generatedApiKey !== undefined) {
     // The one message that bypasses the logger: the key must never reach a log. Written (synchronously)
@@ -19,15 +23,15 @@ async function main(): Promise<void> {
     );
   }
   logger.info(
-    { appEnv: config.appEnv, storage: config.storage, url: `${service.url}/v1`, ...docs, metricsUrl: metricsUrl(config, service) },
+    { appEnv: config.appEnv, storage: config.storage, tracing: config.tracing, url: `${service.url}/v1`, ...docs, metricsUrl: metricsUrl(config, service) },
     'listening',
   );
   // Log lines are batched; whoever waits for this one (an operator, an orchestrator) should not.
   logger.flush();
 }
 
-// First SIGTERM/SIGINT drains; a second one (Ctrl-C again) gives up waiting.
-function stopOnSignals(service: RunningService, logger: Logger): void {
+// First SIGTERM/SIGINT drains, then the spans still held are exported; a second one (Ctrl-C again) gives up waiting.
+function stopOnSignals(service: RunningService, logger: Logger, stopTracing?: () => Promise<void>): void {
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) {
@@ -37,7 +41,8 @@ function stopOnSignals(service: RunningService, logger: Logger): void {
     stopping = true;
     logger.info({ signal }, 'shutting down: draining requests');
     logger.flush();
-    void service.stop().then(({ forced, durationMs }) => {
+    void service.stop().then(async ({ forced, durationMs }) => {
+      await stopTracing?.().catch((error: unknown) => logger.warn({ err: error }, 'spans not exported at shutdown'));
       logger[forced ? 'warn' : 'info']({ forced, durationMs }, forced ? 'stopped at the deadline' : 'stopped');
       process.exit(forced ? 1 : 0);
     });

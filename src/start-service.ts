@@ -48,8 +48,10 @@ export async function startService(config: AppConfig, options: StartOptions = {}
   const logger = options.logger ?? (await createLogger(config));
   // Connected before composing, so resolution stays synchronous; an unreachable server does not stop start-up.
   const mongo = config.storage === 'mongodb' ? await connectStorage(config, logger) : undefined;
+  // Loaded only when tracing is on, so that without it nothing of OpenTelemetry is in the process.
+  const tracing = config.tracing ? await import('./adapters/http/request-tracing.js') : undefined;
   try {
-    return await listenAll(config, { keys, logger, mongo, clock: options.clock, middleware: options.middleware });
+    return await listenAll(config, { keys, logger, mongo, tracing, clock: options.clock, middleware: options.middleware });
   } catch (error) {
     await mongo?.connection.close();
     throw error;
@@ -73,11 +75,12 @@ interface Prepared {
   readonly keys: ApiKeysInForce;
   readonly logger: Logger;
   readonly mongo: Runtime['mongo'];
+  readonly tracing: Runtime['tracing'];
   readonly clock: Clock | undefined;
   readonly middleware: readonly Middleware[] | undefined;
 }
 
-async function listenAll(config: AppConfig, { keys, logger, mongo, clock, middleware }: Prepared): Promise<RunningService> {
+async function listenAll(config: AppConfig, { keys, logger, mongo, tracing, clock, middleware }: Prepared): Promise<RunningService> {
   let draining = false;
   const container = compose(config, {
     apiKeys: keys.apiKeys,
@@ -85,12 +88,14 @@ async function listenAll(config: AppConfig, { keys, logger, mongo, clock, middle
     isDraining: () => draining,
     onUnexpectedError: logUnexpectedError(logger),
     ...(mongo === undefined ? {} : { mongo }),
+    ...(tracing === undefined ? {} : { tracing }),
     ...(clock === undefined ? {} : { clock }),
     ...(middleware === undefined ? {} : { middleware }),
   });
   // The server's own answers (400, 408, 431 from Node's parser and timeouts) are logged and counted like the app's.
   const answerClientError = answerClientErrors(new RequestObserver(logger, container.get(TOKENS.metrics)));
-  const apiHandler = closingWhileDraining(() => draining, container.get(TOKENS.httpApp).callback());
+  const appHandler = container.get(TOKENS.httpApp).callback();
+  const apiHandler = closingWhileDraining(() => draining, tracing?.withTraceResponse(appHandler) ?? appHandler);
   const server = await listenHttp(apiHandler, config, config.port, answerClientError);
   const metricsApp = container.get(TOKENS.metricsApp);
   const metricsServer =

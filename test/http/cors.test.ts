@@ -65,7 +65,7 @@ describe('CORS with an allow-list', () => {
     expect(response.headers.get('access-control-allow-origin')).toBe(ALLOWED);
     expect(response.headers.get('vary')).toBe('Origin');
     expect(response.headers.get('access-control-expose-headers')).toBe(
-      'Location, Link, X-Request-Id, Deprecation, Sunset, Retry-After, WWW-Authenticate, RateLimit, RateLimit-Policy, Idempotent-Replayed',
+      'Location, Link, X-Request-Id, traceresponse, Deprecation, Sunset, Retry-After, WWW-Authenticate, RateLimit, RateLimit-Policy, Idempotent-Replayed',
     );
   });
 

@@ -24,13 +24,16 @@ export interface SpawnOptions {
   readonly cwd?: string;
   /** Added to a minimal environment: a free port on loopback, the test key, JSON logs, no metrics. */
   readonly env?: Record<string, string>;
+  /** Opens an IPC channel to the process (process.send and 'message'). */
+  readonly ipc?: boolean;
 }
 
 /** Runs the service as a real process and follows its JSON log on stdout. */
-export function spawnService({ command = [process.execPath, 'dist/main.js'], cwd = ROOT, env = {} }: SpawnOptions = {}): ServiceProcess {
+export function spawnService({ command = [process.execPath, 'dist/main.js'], cwd = ROOT, env = {}, ipc = false }: SpawnOptions = {}): ServiceProcess {
   const [file, ...args] = command as [string, ...string[]];
   const child = spawn(file, args, {
     cwd,
+    stdio: ['pipe', 'pipe', 'pipe', ...(ipc ? ['ipc' as const] : [])],
     env: {
       PATH: process.env.PATH ?? '',
       PORT: '0',
@@ -40,7 +43,7 @@ export function spawnService({ command = [process.execPath, 'dist/main.js'], cwd
       METRICS: 'off',
       ...env,
     },
-  });
+  }) as ChildProcessWithoutNullStreams;
   const lines: Record<string, unknown>[] = [];
   const waiting: Array<() => void> = [];
   let all = '';

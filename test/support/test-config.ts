@@ -28,6 +28,7 @@ export function testConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     requestTimeoutMs: 30_000,
     keepAliveTimeoutMs: 5_000,
     corsOrigins: [],
+    tracing: false,
     ...overrides,
   };
 }

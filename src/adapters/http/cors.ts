@@ -4,7 +4,7 @@ const ALLOW_METHODS = 'GET, HEAD, POST';
 const ALLOW_HEADERS = 'Authorization, Content-Type, Idempotency-Key, X-Request-Id';
 /** Response headers a browser script may read, beyond the CORS-safelisted ones. */
 export const EXPOSE_HEADERS =
-  'Location, Link, X-Request-Id, Deprecation, Sunset, Retry-After, WWW-Authenticate, RateLimit, RateLimit-Policy, Idempotent-Replayed';
+  'Location, Link, X-Request-Id, traceresponse, Deprecation, Sunset, Retry-After, WWW-Authenticate, RateLimit, RateLimit-Policy, Idempotent-Replayed';
 const PREFLIGHT_MAX_AGE_SECONDS = '600';
 
 /**

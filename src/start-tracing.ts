@@ -1,0 +1,59 @@
+import { register } from 'node:module';
+import type { IncomingMessage } from 'node:http';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { KoaInstrumentation } from '@opentelemetry/instrumentation-koa';
+import { MongoDBInstrumentation } from '@opentelemetry/instrumentation-mongodb';
+import { PinoInstrumentation } from '@opentelemetry/instrumentation-pino';
+import { NodeSDK, type NodeSDKConfiguration } from '@opentelemetry/sdk-node';
+import { createAddHookMessageChannel } from 'import-in-the-middle';
+
+/** Probes and scrapes: frequent, and nothing to follow. */
+const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+
+let sdk: NodeSDK | undefined;
+
+/**
+ * Starts the OpenTelemetry Node SDK configured by its OTEL_* variables (exporter, protocol, endpoint, sampler,
+ * resource, propagators) with the instrumentations of node:http, Koa, the MongoDB driver and pino. Traces only:
+ * metrics stay on /metrics and logs on stdout. `spanProcessors` replace the exporter the variables choose (tests).
+ */
+export async function startTracing(spanProcessors?: NodeSDKConfiguration['spanProcessors']): Promise<void> {
+  if (sdk !== undefined) return;
+  // ES modules are patched through import-in-the-middle's loader hook, which wraps only the packages the
+  // instrumentations name (imported by their bare names, as the service imports them).
+  const { registerOptions, waitForAllMessagesAcknowledged } = createAddHookMessageChannel();
+  register('import-in-the-middle/hook.mjs', import.meta.url, registerOptions);
+  sdk = new NodeSDK({
+    instrumentations: [
+      new HttpInstrumentation({ ignoreIncomingRequestHook: isUntraced, disableOutgoingRequestInstrumentation: true }),
+      new KoaInstrumentation(),
+      // Statements are recorded with every value replaced by '?' (the default): no name or key reaches a span.
+      new MongoDBInstrumentation({ enhancedDatabaseReporting: false }),
+      // Correlation only (trace_id, span_id in each line); the lines themselves still go to stdout.
+      new PinoInstrumentation({ disableLogSending: true }),
+    ],
+    metricReaders: [],
+    logRecordProcessors: [],
+    ...(spanProcessors === undefined ? {} : { spanProcessors }),
+  });
+  sdk.start();
+  await waitForAllMessagesAcknowledged();
+}
+
+/** Whether the SDK runs in this process (the start command's preload started it). */
+export function tracingStarted(): boolean {
+  return sdk !== undefined;
+}
+
+/** Ends the SDK, exporting the spans it still holds. */
+export async function stopTracing(): Promise<void> {
+  const running = sdk;
+  sdk = undefined;
+  await running?.shutdown();
+}
+
+function isUntraced(request: IncomingMessage): boolean {
+  const url = request.url ?? '/';
+  const query = url.indexOf('?');
+  return UNTRACED_PATHS.has(query === -1 ? url : url.slice(0, query));
+}

@@ -1,0 +1,189 @@
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { freshDbName } from '../support/mongo-server.js';
+import { portOf, spawnService, type ServiceProcess } from '../support/service-process.js';
+import { TEST_API_KEY } from '../support/test-config.js';
+
+/*
+ * Issue 31, point 2 to 4: the spans of a request, as the SDK's in-memory exporter holds them in the built service
+ * (test/support/traced-service.mjs: started as the --import preload starts it, so the instrumentations patch
+ * node:http, Koa, the driver and pino as they load), on this project's storage.
+ */
+
+interface Span {
+  readonly name: string;
+  readonly kind: SpanKind;
+  readonly traceId: string;
+  readonly spanId: string;
+  readonly traceState?: string;
+  readonly parent?: { readonly traceId: string; readonly spanId: string; readonly isRemote?: boolean };
+  readonly attributes: Record<string, unknown>;
+  readonly status: { readonly code: SpanStatusCode };
+  readonly events: readonly { readonly name: string; readonly attributes?: Record<string, unknown> }[];
+  readonly resource: Record<string, unknown>;
+}
+
+const TRACE_RESPONSE = /^00-([0-9a-f]{32})-([0-9a-f]{16})-0[01]$/;
+/** A name no span attribute may carry: pets' names are the customers' data. */
+const SECRET_NAME = 'Wilhelmina Secretpaws';
+const KOA_CHAIN = ['middleware - requestContext', 'middleware - errorResponses', 'middleware - throwing', 'middleware - apiKey'];
+
+const storage = inject('storage');
+let service: ServiceProcess;
+let url: string;
+
+beforeAll(async () => {
+  const mongo: Record<string, string> =
+    storage === 'mongodb' ? { STORAGE: 'mongodb', MONGODB_URL: inject('mongoUrl'), MONGODB_DB: freshDbName('tracing') } : {};
+  service = spawnService({ command: [process.execPath, 'test/support/traced-service.mjs'], env: { ...mongo, HOME: process.env.HOME ?? '/', SHUTDOWN_GRACE_MS: '0' }, ipc: true });
+  url = `http://127.0.0.1:${portOf(await service.logged('listening'))}`;
+});
+afterAll(async () => {
+  service.process.kill('SIGTERM');
+  await service.closed;
+});
+
+async function call(method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Response> {
+  const response = await fetch(`${url}${path}`, { method, headers: { Authorization: `Bearer ${TEST_API_KEY}`, ...headers }, body });
+  await response.arrayBuffer();
+  return response;
+}
+
+function traceIdOf(response: Response): string {
+  const match = TRACE_RESPONSE.exec(response.headers.get('traceresponse') ?? '');
+  expect(match, 'a traceresponse header').not.toBeNull();
+  return match![1]!;
+}
+
+function finishedSpans(): Promise<Span[]> {
+  const child = service.process;
+  return new Promise((resolve) => {
+    child.once('message', (spans) => resolve(spans as Span[]));
+    child.send('spans');
+  });
+}
+
+/** The spans of a trace, once its server span has ended (as the response finishes, maybe after the client read it). */
+async function spansOf(traceId: string): Promise<Span[]> {
+  for (let tries = 0; ; tries++) {
+    const spans = (await finishedSpans()).filter((span) => span.traceId === traceId);
+    if (spans.some((span) => span.kind === SpanKind.SERVER)) return spans;
+    if (tries > 100) throw new Error(`no server span in trace ${traceId}: ${spans.map((span) => span.name).join(', ')}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** The names from the root down to `span`. */
+function pathTo(span: Span, spans: readonly Span[]): string[] {
+  const parent = spans.find((candidate) => candidate.spanId === span.parent?.spanId);
+  return parent === undefined ? [span.name] : [...pathTo(parent, spans), span.name];
+}
+
+function only(spans: readonly Span[], name: string): Span {
+  const found = spans.filter((span) => span.name === name);
+  expect(found.map((span) => span.name), `one span ${name} among ${spans.map((span) => span.name).join(', ')}`).toEqual([name]);
+  return found[0]!;
+}
+
+describe(`traces of the built service (${storage} storage)`, () => {
+  it('gives a create then a get each a server span named by its route, Koa spans beneath, the use case below the router', async () => {
+    const created = await call('POST', '/v1/pets', { 'Content-Type': 'application/json' }, `{"name":"${SECRET_NAME}","categoryId":3}`);
+    expect(created.status).toBe(201);
+    const create = await spansOf(traceIdOf(created));
+    const post = only(create, 'POST /v1/pets');
+    expect(post.kind).toBe(SpanKind.SERVER);
+    expect(post.parent).toBeUndefined();
+    expect(post.attributes).toMatchObject({ 'http.route': '/v1/pets', 'http.request.method': 'POST', 'http.response.status_code': 201 });
+    expect(pathTo(only(create, 'PetCatalog.addPet'), create)).toEqual(['POST /v1/pets', ...KOA_CHAIN, 'createPet', 'PetCatalog.addPet']);
+    expect(only(create, 'createPet').attributes).toMatchObject({ 'koa.type': 'router', 'http.route': '/v1/pets' });
+
+    const got = await call('GET', created.headers.get('location')!);
+    expect(got.status).toBe(200);
+    expect(traceIdOf(got)).not.toBe(traceIdOf(created));
+    const get = await spansOf(traceIdOf(got));
+    expect(only(get, 'GET /v1/pets/:petId').attributes).toMatchObject({ 'http.route': '/v1/pets/:petId', 'http.response.status_code': 200 });
+    expect(pathTo(only(get, 'PetCatalog.getPet'), get)).toEqual(['GET /v1/pets/:petId', ...KOA_CHAIN, 'getPet', 'PetCatalog.getPet']);
+
+    const commands = [...create, ...get].filter((span) => span.attributes['db.system.name'] === 'mongodb');
+    if (storage === 'memory') {
+      expect(commands).toEqual([]);
+      return;
+    }
+    // One span per command, beneath the use case that sent it, naming the collection and the operation.
+    expect(commands.map((span) => span.name)).toEqual(expect.arrayContaining(['insert pets', 'find pets']));
+    for (const command of commands) {
+      expect(command.kind).toBe(SpanKind.CLIENT);
+      expect(command.name).toBe(`${command.attributes['db.operation.name']} ${command.attributes['db.collection.name']}`);
+      expect(pathTo(command, [...create, ...get]).at(-2)).toMatch(/^PetCatalog\./);
+    }
+    expect(String(commands.find((span) => span.name === 'insert pets')!.attributes['db.query.text'])).toContain('"name":"?"');
+  });
+
+  it('lists pets in the listPets use case', async () => {
+    const list = await spansOf(traceIdOf(await call('GET', '/v1/pets?limit=2')));
+    expect(pathTo(only(list, 'PetCatalog.listPets'), list)).toEqual(['GET /v1/pets', ...KOA_CHAIN, 'listPets', 'PetCatalog.listPets']);
+  });
+
+  it("continues the caller's trace from traceparent and tracestate", async () => {
+    const callerTrace = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const callerSpan = '00f067aa0ba902b7';
+    const listed = await call('GET', '/v1/pets', { traceparent: `00-${callerTrace}-${callerSpan}-01`, tracestate: 'vendor=opaque' });
+    expect(traceIdOf(listed)).toBe(callerTrace);
+    const root = only(await spansOf(callerTrace), 'GET /v1/pets');
+    expect(root.parent).toMatchObject({ traceId: callerTrace, spanId: callerSpan, isRemote: true });
+    expect(root.traceState).toBe('vendor=opaque');
+    // The header names the server span: the child of the caller's span.
+    expect(listed.headers.get('traceresponse')).toBe(`00-${callerTrace}-${root.spanId}-01`);
+  });
+
+  it('sets the error status of a 500 and records its exception', async () => {
+    const failed = await call('GET', '/v1/pets', { 'X-Test-Throw': 'plain' });
+    expect(failed.status).toBe(500);
+    const spans = await spansOf(traceIdOf(failed));
+    // It failed before routing: the server span has no route to be named by (semantic conventions: the method).
+    expect(only(spans, 'GET')).toMatchObject({ kind: SpanKind.SERVER, status: { code: SpanStatusCode.ERROR } });
+    const thrower = only(spans, 'middleware - throwing');
+    expect(thrower.events.map((event) => [event.name, event.attributes?.['exception.message']])).toEqual([['exception', 'an unexpected failure']]);
+  });
+
+  it('marks a use case that failed with its domain error code', async () => {
+    const missing = await call('GET', '/v1/pets/987654321');
+    expect(missing.status).toBe(404);
+    const getPet = only(await spansOf(traceIdOf(missing)), 'PetCatalog.getPet');
+    expect(getPet.status.code).toBe(SpanStatusCode.ERROR);
+    expect(getPet.attributes['error.type']).toBe('pet_not_found');
+  });
+
+  it('makes no span for the probes', async () => {
+    const before = (await finishedSpans()).length;
+    for (const path of ['/healthz', '/readyz']) {
+      const response = await call('GET', path);
+      expect(response.status, path).toBe(200);
+      expect(response.headers.get('traceresponse'), path).toBeNull();
+    }
+    // A traced request after them: its spans are the only new ones.
+    const traced = await spansOf(traceIdOf(await call('GET', '/v1/pets')));
+    expect((await finishedSpans()).length - before).toBe(traced.length);
+  });
+
+  it('writes the trace id and a span id of the request into its log lines, the request line included', async () => {
+    const listed = await call('GET', '/v1/pets', { 'X-Request-Id': 'log-joins-trace' });
+    const spanIds = (await spansOf(traceIdOf(listed))).map((span) => span.spanId);
+    // Lines leave in batches (BatchedLines, the production destination) at most 100 ms apart.
+    let line: Record<string, unknown> | undefined;
+    for (let waited = 0; line === undefined && waited < 3000; waited += 20) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      line = service.lines().find((entry) => entry.requestId === 'log-joins-trace');
+    }
+    expect(line).toMatchObject({ trace_id: traceIdOf(listed), trace_flags: '01' });
+    expect(spanIds).toContain(line!.span_id);
+  });
+
+  it('puts no key, no Authorization header and no pet name in any attribute', async () => {
+    await call('GET', '/v1/pets', { Authorization: `Bearer ${TEST_API_KEY}-wrong` });
+    const spans = await finishedSpans();
+    const attributes = JSON.stringify(spans.map((span) => [span.attributes, span.events, span.resource]));
+    expect(attributes).toContain('/v1/pets');
+    for (const secret of [TEST_API_KEY, 'Bearer', SECRET_NAME, 'Wilhelmina']) expect(attributes).not.toContain(secret);
+  });
+});
