@@ -19,8 +19,10 @@ export interface Summary {
   readonly errors: number;
   readonly non2xx: number;
   readonly requests: number;
-  /** MongoDB commands over all rounds (service only); null when not exposed. */
+  /** MongoDB commands over all rounds (the service, the MongoDB yardstick); null when not exposed. */
   readonly mongoCommands?: CommandCounts | null;
+  /** Median CPU of the MongoDB server per response, µs (NaN when not read). */
+  readonly mongoServerCpuUsPerReq: number;
   readonly rounds: readonly Measurement[];
 }
 
@@ -74,6 +76,7 @@ export function summarize(rounds: readonly Measurement[]): Summary {
     p50: med((m) => m.p50),
     p99: med((m) => m.p99),
     cpuUsPerReq: med((m) => m.cpuUsPerReq),
+    mongoServerCpuUsPerReq: med((m) => m.mongoServerCpuUsPerReq ?? NaN),
     cpuWaitPct: med((m) => m.cpuWaitPct),
     clientWaitPct: med((m) => m.clientWaitPct),
     loopMaxMs: Math.max(...rounds.map((m) => m.loop.maxMs)),

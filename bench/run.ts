@@ -11,7 +11,7 @@ import { throughputRun } from './throughput-run.js';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-async function main(options: BenchOptions, mongoUrl: string | undefined): Promise<void> {
+async function main(options: BenchOptions, mongoUrl: string | undefined, mongoServerPid: number | undefined): Promise<void> {
   const apiKey = randomBytes(24).toString('base64url');
   // After the MongoDB server started (it keeps every CPU), before any Node server does.
   const pinning = pinCores(options.pin);
@@ -34,6 +34,9 @@ async function main(options: BenchOptions, mongoUrl: string | undefined): Promis
     cpuProfDir: options.cpuProf,
     baselineEntry: options.baseline,
     baselineEnv: options.baselineEnv,
+    // The MongoDB yardstick on the same server as the service, in a database of its own.
+    yardstickMongo: mongoUrl === undefined ? undefined : { url: mongoUrl, db: freshDbName('bench-yardstick') },
+    mongoServerPid,
   };
   // The scale run preloads up to millions of pets: the service against the bare yardstick only.
   const baseline: ServerName[] = options.baseline === undefined ? [] : ['baseline'];
@@ -67,7 +70,7 @@ try {
   // The same server choice as the tests: MONGODB_URL, else mongodb-memory-server, else the offline jongodb.
   const mongo = options.storage === 'mongodb' ? await startMongoServer() : undefined;
   try {
-    await main(options, mongo?.url);
+    await main(options, mongo?.url, mongo?.pid);
   } finally {
     await mongo?.stop();
   }

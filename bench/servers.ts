@@ -6,12 +6,18 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LogFile } from './log-file.js';
+import { readMongoCommands, type CommandCounts } from './mongo-commands.js';
 import type { LoopDelay } from './server-probe.js';
 
 /** 'baseline' is another build of the service (--baseline), measured beside this one. */
-export type ServerName = 'service' | 'baseline' | 'node:http' | 'koa' | 'fastify';
-export const YARDSTICKS = ['node:http', 'koa', 'fastify'] as const satisfies readonly ServerName[];
+export type ServerName = 'service' | 'baseline' | 'node:http' | 'koa' | 'fastify' | 'koa-mongodb';
+/** Every yardstick: the three in-memory ones, then plain Koa + the mongodb driver (with --storage mongodb only). */
+export const YARDSTICKS = ['node:http', 'koa', 'fastify', 'koa-mongodb'] as const satisfies readonly ServerName[];
 export type YardstickName = (typeof YARDSTICKS)[number];
+/** The yardsticks that keep their pets in memory: the CPU reference of the request path alone. */
+export const MEMORY_YARDSTICKS = ['node:http', 'koa', 'fastify'] as const satisfies readonly YardstickName[];
+/** The yardstick of the MongoDB path, on the service's MongoDB server (its own database). */
+export const MONGO_YARDSTICK = 'koa-mongodb' satisfies YardstickName;
 
 export interface BenchServer {
   readonly name: ServerName;
@@ -26,6 +32,13 @@ export interface BenchServer {
   loopDelay(): Promise<LoopDelay>;
   /** A full GC in the server. */
   fullGc(): Promise<void>;
+  /**
+   * The MongoDB commands it has sent so far, by command: the service's /metrics counter, the MongoDB yardstick's
+   * own count (driver command monitoring); null when the service does not expose it; absent for a server without MongoDB.
+   */
+  readonly mongoCommands?: () => Promise<CommandCounts | null>;
+  /** The pid of the MongoDB server it uses, when the bench started that server (its CPU is read around each run). */
+  readonly mongoServerPid?: number;
   stop(): Promise<void>;
 }
 
@@ -35,6 +48,7 @@ const ENTRIES: Readonly<Record<Exclude<ServerName, 'baseline'>, string>> = {
   'node:http': './yardstick.js',
   koa: './plain-koa.js',
   fastify: './fastify-yardstick.js',
+  'koa-mongodb': './koa-mongodb.js',
 };
 const PROBE = fileURLToPath(new URL('./server-probe.js', import.meta.url));
 /** The node flags `npm start` gives the service (package.json), so that the service measured is the one started. */
@@ -63,6 +77,10 @@ export interface StartSettings {
   readonly baselineEntry?: string | undefined;
   /** Settings of the baseline build that differ from the service's (--baseline-env): what one feature costs. */
   readonly baselineEnv?: Readonly<Record<string, string>> | undefined;
+  /** The MongoDB yardstick's server and database (the service's server, another database); needed to start it. */
+  readonly yardstickMongo?: { readonly url: string; readonly db: string } | undefined;
+  /** The pid of the MongoDB server, when the bench started it (not for MONGODB_URL). */
+  readonly mongoServerPid?: number | undefined;
 }
 
 export async function startServer(name: ServerName, settings: StartSettings): Promise<BenchServer> {
@@ -71,7 +89,7 @@ export async function startServer(name: ServerName, settings: StartSettings): Pr
   const isService = name === 'service' || name === 'baseline';
   const profile = name === 'service' && settings.cpuProfDir !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfDir}`] : [];
   const [command, ...prefixArgs] = [...settings.prefix, process.execPath];
-  const ownEnv = isService ? { ...settings.serviceEnv, ...(name === 'baseline' ? settings.baselineEnv : {}) } : {};
+  const ownEnv = isService ? { ...settings.serviceEnv, ...(name === 'baseline' ? settings.baselineEnv : {}) } : yardstickEnv(name, settings);
   // A service build is found on the port chosen here and is ready at its first /readyz 200, so it needs no
   // listening line: one that logs below info (LOG_LEVEL=warn, what the request log costs) is measured too.
   const port = isService ? await freePort() : 0;
@@ -114,11 +132,23 @@ export async function startServer(name: ServerName, settings: StartSettings): Pr
     readyMs,
     loopDelay: () => loopDelayOf(child),
     fullGc: async () => void (await ask(child, 'gc')),
+    ...(name === 'service' && settings.serviceEnv.STORAGE === 'mongodb' ? { mongoCommands: () => readMongoCommands(url) } : {}),
+    ...(name === MONGO_YARDSTICK ? { mongoCommands: async () => ((await ask(child, 'commands')) as { commands: CommandCounts }).commands } : {}),
+    ...(usesMongo(name, settings) && settings.mongoServerPid !== undefined ? { mongoServerPid: settings.mongoServerPid } : {}),
     stop: async () => {
       await stopChild(child);
       log?.remove();
     },
   };
+}
+
+const usesMongo = (name: ServerName, settings: StartSettings) =>
+  name === MONGO_YARDSTICK || (name === 'service' && settings.serviceEnv.STORAGE === 'mongodb') || (name === 'baseline' && settings.serviceEnv.STORAGE === 'mongodb');
+
+function yardstickEnv(name: ServerName, settings: StartSettings): NodeJS.ProcessEnv {
+  if (name !== MONGO_YARDSTICK) return {};
+  if (settings.yardstickMongo === undefined) throw new Error(`the ${name} yardstick needs --storage mongodb`);
+  return { MONGODB_URL: settings.yardstickMongo.url, MONGODB_DB: settings.yardstickMongo.db };
 }
 
 // This file runs from dist/bench/ in the bench and from bench/ in the tests: the project's package.json is above either.
@@ -251,7 +281,7 @@ function statusOf(url: string): Promise<number> {
 }
 
 /** Sends a probe command over the IPC channel and waits for its answer. */
-function ask(child: ChildProcess, command: 'loop' | 'gc'): Promise<unknown> {
+function ask(child: ChildProcess, command: 'loop' | 'gc' | 'commands'): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no answer to '${command}' from pid ${child.pid}`)), 10_000);
     child.once('message', (message) => {

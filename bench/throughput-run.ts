@@ -43,9 +43,9 @@ export async function throughputRun(
     '### Start-up',
     startupTable(servers, names, coldStartsMs),
     '',
-    '### MongoDB round trips (service, peak runs)',
+    '### MongoDB round trips (peak runs)',
     // A memory run sends no command: its 0.00 per request would read like a measured MongoDB figure.
-    options.storage === 'mongodb' ? mongoTable(peak) : 'n/a: the service ran on memory storage (`--storage mongodb` measures them)',
+    options.storage === 'mongodb' ? mongoTable(peak, names) : 'n/a: the service ran on memory storage (`--storage mongodb` measures them)',
     '',
     '### Memory and preload',
     table(['', ...names.map((n) => LABELS[n])], [
