@@ -47,7 +47,8 @@ export const USAGE = `Usage: npm run bench -- [options]
   --startups N      extra cold starts of the service timed to ready (default 5; 0 for none)
   --no-pin          do not pin the servers to CPU 0 and the load generator to CPU 1
   --json FILE       also write the figures as JSON
-  --cpu-prof DIR    profile the service (node --cpu-prof) and write the .cpuprofile to DIR
+  --cpu-prof DIR    profile the service (node --cpu-prof) and write the .cpuprofile to DIR/service (the koa-mongodb
+                    yardstick's, when it runs, to DIR/koa-mongodb)
   --servers LIST    yardsticks beside the service, comma separated: node:http,koa,fastify,koa-mongodb (default:
                     the first three; with --storage mongodb all four). koa-mongodb, the MongoDB path's
                     yardstick (plain Koa + the mongodb driver on the service's MongoDB server), needs

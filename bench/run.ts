@@ -33,7 +33,8 @@ async function main(options: BenchOptions, mongoUrl: string | undefined, mongoSe
     serviceEnv,
     cpuProfDir: options.cpuProf,
     baselineEntry: options.baseline,
-    baselineEnv: options.baselineEnv,
+    // On MongoDB the baseline build keeps its pets in a database of its own, as each server keeps its own store.
+    baselineEnv: mongoUrl === undefined ? options.baselineEnv : { MONGODB_DB: freshDbName('bench-baseline'), ...options.baselineEnv },
     // The MongoDB yardstick on the same server as the service, in a database of its own.
     yardstickMongo: mongoUrl === undefined ? undefined : { url: mongoUrl, db: freshDbName('bench-yardstick') },
     mongoServerPid,

@@ -71,7 +71,7 @@ export interface StartSettings {
   readonly prefix: readonly string[];
   /** Environment of the service (storage, features, API_KEYS); yardsticks get none of it. */
   readonly serviceEnv: NodeJS.ProcessEnv;
-  /** Directory for the service's .cpuprofile. */
+  /** Directory for the .cpuprofile of the service (DIR/service) and of the MongoDB yardstick (DIR/koa-mongodb). */
   readonly cpuProfDir?: string | undefined;
   /** The entry point (main.js) of the baseline build, when there is one. */
   readonly baselineEntry?: string | undefined;
@@ -87,7 +87,9 @@ export async function startServer(name: ServerName, settings: StartSettings): Pr
   const entry = name === 'baseline' ? resolve(settings.baselineEntry ?? 'missing --baseline') : fileURLToPath(new URL(ENTRIES[name], import.meta.url));
   // The baseline is started, configured and awaited as the service is; only the service is profiled.
   const isService = name === 'service' || name === 'baseline';
-  const profile = name === 'service' && settings.cpuProfDir !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfDir}`] : [];
+  // The service, and the MongoDB path's yardstick beside it, each into a directory of its own under --cpu-prof.
+  const profiled = name === 'service' || name === MONGO_YARDSTICK;
+  const profile = profiled && settings.cpuProfDir !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${join(settings.cpuProfDir, name)}`] : [];
   const [command, ...prefixArgs] = [...settings.prefix, process.execPath];
   const ownEnv = isService ? { ...settings.serviceEnv, ...(name === 'baseline' ? settings.baselineEnv : {}) } : yardstickEnv(name, settings);
   // A service build is found on the port chosen here and is ready at its first /readyz 200, so it needs no

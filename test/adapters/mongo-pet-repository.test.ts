@@ -152,7 +152,7 @@ describe('MongoPetRepository, storage details', () => {
   it('serves every query of the service from an index (query plans: real mongod only)', async ({ annotate }) => {
     const pets = raw().collection<{ _id: bigint }>('pets');
     const queries = {
-      findById: pets.find({ _id: { $eq: 1n } }),
+      findById: pets.find({ _id: 1n }),
       listAfter: pets.find({ _id: { $gt: 1n } }).sort({ _id: 1 }).limit(21),
       listByStatus: pets.find({ status: { $eq: 'sold' }, _id: { $gt: 1n } }).sort({ _id: 1 }).limit(21),
     };

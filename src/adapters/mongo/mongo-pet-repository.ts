@@ -72,7 +72,9 @@ export class MongoPetRepository implements PetRepository {
   }
 
   async findById(id: PetId): Promise<Pet | undefined> {
-    const found = await this.storage((db, signal) => pets(db).findOne({ _id: { $eq: id } }, this.readOptions(signal)));
+    // Plain equality, the form a server's _id fast path takes: a bigint can never be read as an operator.
+    if (typeof id !== 'bigint') throw new TypeError('A pet id is a bigint');
+    const found = await this.storage((db, signal) => pets(db).findOne({ _id: id }, this.readOptions(signal)));
     return found === null ? undefined : toPet(found);
   }
 
