@@ -51,8 +51,18 @@ export type HalfPeakSummary = PacedMeasurement & {
 export interface HalfPeakFigures {
   readonly workload: string;
   readonly skipped?: string;
+  /** Offered req/s: half the service's peak. */
   readonly rate: number;
+  /** Offered to the service on memory and the in-memory yardsticks when the service ran on MongoDB: half the service on memory's peak. */
+  readonly memoryRate?: number;
   readonly servers: PerServer<HalfPeakSummary>;
+}
+
+const MEMORY_GROUP: readonly ServerName[] = ['service-memory', 'node:http', 'koa', 'fastify'];
+
+/** What a server is offered at half peak: its own group's half (the memory group's when the service on memory ran). */
+export function offeredTo(name: ServerName, { rate, memoryRate }: { rate: number; memoryRate?: number | undefined }): number {
+  return memoryRate !== undefined && MEMORY_GROUP.includes(name) ? memoryRate : rate;
 }
 
 /** The round whose p99 is the median (the higher of the two middle ones for an even count). */

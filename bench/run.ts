@@ -6,7 +6,7 @@ import { coldStarts, startFleet, stopFleet } from './fleet.js';
 import { parseOptions, USAGE, type BenchOptions } from './options.js';
 import { freshDbName, startMongoServer } from '../test/support/mongo-server.js';
 import { scaleRun } from './scale-run.js';
-import { startMachineProbe, type ServerName, type StartSettings } from './servers.js';
+import { MEMORY_YARDSTICKS, startMachineProbe, type ServerName, type StartSettings } from './servers.js';
 import { throughputRun } from './throughput-run.js';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -41,7 +41,9 @@ async function main(options: BenchOptions, mongoUrl: string | undefined, mongoSe
   };
   // The scale run preloads up to millions of pets: the service against the bare yardstick only.
   const baseline: ServerName[] = options.baseline === undefined ? [] : ['baseline'];
-  const names: readonly ServerName[] = options.scale === undefined ? ['service', ...baseline, ...options.yardsticks] : ['service', 'node:http'];
+  // On MongoDB, the service on memory too, against the in-memory yardsticks: both tables from one run.
+  const memoryToo: ServerName[] = mongoUrl !== undefined && options.yardsticks.some((y) => (MEMORY_YARDSTICKS as readonly string[]).includes(y)) ? ['service-memory'] : [];
+  const names: readonly ServerName[] = options.scale === undefined ? ['service', ...baseline, ...memoryToo, ...options.yardsticks] : ['service', 'node:http'];
   const coldStartsMs = options.scale === undefined ? await coldStarts(options.startups, settings) : [];
   const servers = await startFleet(names, settings);
   // Stalls of an idle process on the servers' CPU, read beside every run: the machine's share of theirs.

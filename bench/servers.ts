@@ -9,8 +9,11 @@ import { LogFile } from './log-file.js';
 import { readMongoCommands, type CommandCounts } from './mongo-commands.js';
 import type { LoopDelay } from './server-probe.js';
 
-/** 'baseline' is another build of the service (--baseline), measured beside this one. */
-export type ServerName = 'service' | 'baseline' | 'node:http' | 'koa' | 'fastify' | 'koa-mongodb';
+/**
+ * 'baseline' is another build of the service (--baseline), measured beside this one; 'service-memory' is this
+ * build on memory storage, beside the service on MongoDB (--storage mongodb), measured against the in-memory yardsticks.
+ */
+export type ServerName = 'service' | 'baseline' | 'service-memory' | 'node:http' | 'koa' | 'fastify' | 'koa-mongodb';
 /** Every yardstick: the three in-memory ones, then plain Koa + the mongodb driver (with --storage mongodb only). */
 export const YARDSTICKS = ['node:http', 'koa', 'fastify', 'koa-mongodb'] as const satisfies readonly ServerName[];
 export type YardstickName = (typeof YARDSTICKS)[number];
@@ -45,6 +48,7 @@ export interface BenchServer {
 // This file runs as dist/bench/servers.js, beside the service's build output.
 const ENTRIES: Readonly<Record<Exclude<ServerName, 'baseline'>, string>> = {
   service: '../main.js',
+  'service-memory': '../main.js',
   'node:http': './yardstick.js',
   koa: './plain-koa.js',
   fastify: './fastify-yardstick.js',
@@ -60,7 +64,7 @@ const START_FLAGS = startScriptFlags(nearestPackageJson(dirname(fileURLToPath(im
  * a package.json with other flags measures those flags side by side). The yardsticks keep Node's defaults.
  */
 export function startFlagsOf(name: ServerName, entry: string): readonly string[] {
-  if (name === 'service') return START_FLAGS;
+  if (name === 'service' || name === 'service-memory') return START_FLAGS;
   return name === 'baseline' ? startScriptFlags(nearestPackageJson(dirname(entry))) : [];
 }
 // Yardsticks print "... listening on http://host:port/v1"; the service logs JSON ({"url":"http://.../v1",...}).
@@ -86,12 +90,12 @@ export interface StartSettings {
 export async function startServer(name: ServerName, settings: StartSettings): Promise<BenchServer> {
   const entry = name === 'baseline' ? resolve(settings.baselineEntry ?? 'missing --baseline') : fileURLToPath(new URL(ENTRIES[name], import.meta.url));
   // The baseline is started, configured and awaited as the service is; only the service is profiled.
-  const isService = name === 'service' || name === 'baseline';
+  const isService = name === 'service' || name === 'baseline' || name === 'service-memory';
   // The service, and the MongoDB path's yardstick beside it, each into a directory of its own under --cpu-prof.
   const profiled = name === 'service' || name === MONGO_YARDSTICK;
   const profile = profiled && settings.cpuProfDir !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${join(settings.cpuProfDir, name)}`] : [];
   const [command, ...prefixArgs] = [...settings.prefix, process.execPath];
-  const ownEnv = isService ? { ...settings.serviceEnv, ...(name === 'baseline' ? settings.baselineEnv : {}) } : yardstickEnv(name, settings);
+  const ownEnv = isService ? serviceEnvOf(name, settings) : yardstickEnv(name, settings);
   // A service build is found on the port chosen here and is ready at its first /readyz 200, so it needs no
   // listening line: one that logs below info (LOG_LEVEL=warn, what the request log costs) is measured too.
   const port = isService ? await freePort() : 0;
@@ -146,6 +150,14 @@ export async function startServer(name: ServerName, settings: StartSettings): Pr
 
 const usesMongo = (name: ServerName, settings: StartSettings) =>
   name === MONGO_YARDSTICK || (name === 'service' && settings.serviceEnv.STORAGE === 'mongodb') || (name === 'baseline' && settings.serviceEnv.STORAGE === 'mongodb');
+
+function serviceEnvOf(name: ServerName, settings: StartSettings): NodeJS.ProcessEnv {
+  if (name === 'baseline') return { ...settings.serviceEnv, ...settings.baselineEnv };
+  if (name === 'service') return settings.serviceEnv;
+  // Every setting of the service but its storage.
+  const { MONGODB_URL: _url, MONGODB_DB: _db, ...rest } = settings.serviceEnv;
+  return { ...rest, STORAGE: 'memory' };
+}
 
 function yardstickEnv(name: ServerName, settings: StartSettings): NodeJS.ProcessEnv {
   if (name !== MONGO_YARDSTICK) return {};

@@ -1,22 +1,25 @@
 import { perRequest, type CommandCounts } from './mongo-commands.js';
-import { fixed, ratio, table, type HalfPeakFigures, type PerServer, type WorkloadFigures } from './report.js';
+import { fixed, offeredTo, ratio, table, type HalfPeakFigures, type PerServer, type WorkloadFigures } from './report.js';
 import { YARDSTICKS, type BenchServer, type ServerName } from './servers.js';
 
 /** How each server is named in the tables. */
 export const LABELS: Readonly<Record<ServerName, string>> = {
-  service: 'service', baseline: 'baseline build', 'node:http': 'node:http', koa: 'plain Koa', fastify: 'Fastify', 'koa-mongodb': 'Koa + mongodb',
+  service: 'service', baseline: 'baseline build', 'service-memory': 'service on memory', 'node:http': 'node:http', koa: 'plain Koa', fastify: 'Fastify', 'koa-mongodb': 'Koa + mongodb',
 };
 
 const errorsOf = (runs: readonly ({ errors: number; non2xx: number } | undefined)[]) =>
   `${runs.reduce((n, r) => n + (r?.errors ?? 0), 0)} / ${runs.reduce((n, r) => n + (r?.non2xx ?? 0), 0)}`;
 
-/** The ratios at a glance, as issues 10 and 30 state their targets: the service against each yardstick in the run. */
-export function ratioTable(figures: readonly WorkloadFigures[]): string {
-  const present = YARDSTICKS.filter((y) => figures.some((f) => f.servers[y] !== undefined));
-  const header = ['Workload', 'Service req/s', ...present.map((y) => `req/s vs ${LABELS[y]}`), 'Service CPU µs/req',
+/**
+ * The ratios at a glance, as issues 10 and 30 state their targets: `subject` (the service, or the service on memory
+ * beside the service on MongoDB) against each of `yardsticks` in the run.
+ */
+export function ratioTable(figures: readonly WorkloadFigures[], subject: ServerName = 'service', yardsticks: readonly ServerName[] = YARDSTICKS): string {
+  const present = yardsticks.filter((y) => figures.some((f) => f.servers[y] !== undefined));
+  const header = ['Workload', `${LABELS[subject].replace(/^s/, 'S')} req/s`, ...present.map((y) => `req/s vs ${LABELS[y]}`), `${LABELS[subject].replace(/^s/, 'S')} CPU µs/req`,
     ...present.map((y) => `${LABELS[y]} CPU µs/req`), ...present.map((y) => `CPU vs ${LABELS[y]}`)];
   const rows = figures.map(({ workload, skipped, servers }) => {
-    const s = servers.service;
+    const s = servers[subject];
     if (skipped !== undefined || s === undefined) return [workload, `skipped: ${skipped}`, ...header.slice(2).map(() => '')];
     const y = (name: ServerName) => servers[name];
     return [workload, fixed(s.reqPerSec), ...present.map((n) => ratio(s.reqPerSec, y(n)?.reqPerSec ?? NaN)), fixed(s.cpuUsPerReq),
@@ -53,12 +56,13 @@ export function halfPeakTable(figures: readonly HalfPeakFigures[], names: readon
   // The generator's lateness and wait tell whether the latencies are the server's or the machine's.
   const header = ['Workload', 'Offered req/s', 'Server', 'Answered req/s', 'p50 / p99 / max ms', 'p99 of each round ms', 'Server CPU %',
     'Loop max (any round) / p99 ms', 'Server / client waited for CPU %', 'Generator late max ms', 'Errors / non-2xx'];
-  const rows = figures.flatMap(({ workload, skipped, rate, servers }) => {
+  const rows = figures.flatMap(({ workload, skipped, rate, memoryRate, servers }) => {
     if (skipped !== undefined) return [[workload, '', `skipped: ${skipped}`, ...header.slice(3).map(() => '')]];
     return names.map((name) => {
       const m = servers[name];
-      if (m === undefined) return [workload, fixed(rate), LABELS[name], '-', ...header.slice(4).map(() => '')];
-      return [workload, fixed(rate), LABELS[name], fixed(m.reqPerSec), `${fixed(m.p50, 2)} / ${fixed(m.p99, 2)} / ${fixed(m.max, 2)}`,
+      const offered = fixed(offeredTo(name, { rate, memoryRate }));
+      if (m === undefined) return [workload, offered, LABELS[name], '-', ...header.slice(4).map(() => '')];
+      return [workload, offered, LABELS[name], fixed(m.reqPerSec), `${fixed(m.p50, 2)} / ${fixed(m.p99, 2)} / ${fixed(m.max, 2)}`,
         m.rounds.map((round) => fixed(round.p99, 2)).join(', '), fixed(m.reqPerSec * m.cpuUsPerReq / 1e4),
         `${fixed(m.loopMaxMs, 1)} / ${fixed(m.loop.p99Ms, 1)}`, `${fixed(m.cpuWaitPct)} / ${fixed(m.clientWaitPct)}`, fixed(m.lateMs), errorsOf(m.rounds)];
     });
