@@ -1,8 +1,7 @@
-import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
-import Koa, { type Context } from 'koa';
 import { MongoClient } from 'mongodb';
-import { checkListQuery, checkNewPet, checkPetId, errorBody, nextLink, type Pet } from './yardstick-store.js';
+import { fail, listenKoa } from './koa-yardstick-app.js';
+import { checkListQuery, checkNewPet, checkPetId, nextLink, type Pet } from './yardstick-store.js';
 
 /*
  * The yardstick of the MongoDB path: plain Koa + @koa/router + @koa/bodyparser + the mongodb driver, as a
@@ -36,11 +35,6 @@ await counters.updateOne({ _id: 'pets' }, { $setOnInsert: { seq: 0 } }, { upsert
 
 const asPet = ({ _id, name, categoryId, status }: PetDocument): Pet => (status === undefined ? { id: _id, name, categoryId } : { id: _id, name, categoryId, status });
 
-function fail(ctx: Context, status: number, code: string, message?: string): void {
-  ctx.status = status;
-  ctx.body = errorBody(status, code, message);
-}
-
 const router = new Router({ prefix: '/v1' });
 
 router.get('/pets', async (ctx) => {
@@ -56,7 +50,7 @@ router.get('/pets', async (ctx) => {
 });
 
 router.post('/pets', async (ctx) => {
-  // A body that is not JSON leaves ctx.request.body undefined (see onError below): a 400 here too.
+  // A body that is not JSON leaves ctx.request.body undefined (listenKoa's body parser): a 400 here too.
   const newPet = checkNewPet(ctx.request.body);
   if (typeof newPet === 'string') return fail(ctx, 400, 'validation_failed', newPet);
   const pet = await insertWithNextId(newPet);
@@ -90,16 +84,6 @@ async function insertWithNextId(newPet: Omit<Pet, 'id'>): Promise<Pet> {
   }
 }
 
-const app = new Koa();
-app.use(bodyParser({ enableTypes: ['json'], onError: () => undefined }));
-app.use(router.routes());
-app.use(router.allowedMethods());
-
-const server = app.listen(Number(process.env.PORT ?? 0), process.env.HOST ?? '127.0.0.1', () => {
-  const address = server.address();
-  if (address !== null && typeof address === 'object') {
-    process.stdout.write(`Koa + mongodb yardstick listening on http://${address.address}:${address.port}/v1\n`);
-  }
-});
+listenKoa(router, 'Koa + mongodb yardstick');
 // Stopped by the bench with SIGTERM: an exit of its own, so that a --cpu-prof profile is written.
 process.once('SIGTERM', () => process.exit(0));
