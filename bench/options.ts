@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { YARDSTICKS, type YardstickName } from './servers.js';
+import { MEMORY_YARDSTICKS, MONGO_YARDSTICK, YARDSTICKS, type YardstickName } from './servers.js';
 import { WORKLOAD_KEYS } from './workloads.js';
 
 export interface BenchOptions {
@@ -20,7 +20,7 @@ export interface BenchOptions {
   readonly json: string | undefined;
   /** Directory for a V8 CPU profile of the service (node --cpu-prof), written when it stops. */
   readonly cpuProf: string | undefined;
-  /** Yardsticks measured beside the service (all three unless --servers narrows them). */
+  /** Yardsticks measured beside the service (every one the storage allows unless --servers narrows them). */
   readonly yardsticks: readonly YardstickName[];
   /** Short names of the workloads to run (all unless --workloads narrows them). */
   readonly workloads: readonly string[];
@@ -49,8 +49,12 @@ export const USAGE = `Usage: npm run bench -- [options]
   --startups N      extra cold starts of the service timed to ready (default 5; 0 for none)
   --no-pin          do not pin the servers to CPU 0 and the load generator to CPU 1
   --json FILE       also write the figures as JSON
-  --cpu-prof DIR    profile the service (node --cpu-prof) and write the .cpuprofile to DIR
-  --servers LIST    yardsticks beside the service, comma separated: node:http,koa,fastify (default all)
+  --cpu-prof DIR    profile the service (node --cpu-prof) and write the .cpuprofile to DIR/service (the koa-mongodb
+                    yardstick's, when it runs, to DIR/koa-mongodb)
+  --servers LIST    yardsticks beside the service, comma separated: node:http,koa,fastify,koa-mongodb (default:
+                    the first three; with --storage mongodb all four). koa-mongodb, the MongoDB path's
+                    yardstick (plain Koa + the mongodb driver on the service's MongoDB server), needs
+                    --storage mongodb
   --workloads LIST  workloads to run, comma separated: list,filter,get,create,deep (default all)
   --no-half-peak    skip the half-peak latency runs (a quick CPU comparison while iterating)
   --baseline DIR    also run DIR/main.js, another build of the service (say dist/ of the commit before a change,
@@ -81,7 +85,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       'no-pin': { type: 'boolean', default: false },
       json: { type: 'string' },
       'cpu-prof': { type: 'string' },
-      servers: { type: 'string', default: YARDSTICKS.join(',') },
+      servers: { type: 'string' },
       workloads: { type: 'string', default: WORKLOAD_KEYS.join(',') },
       'no-half-peak': { type: 'boolean', default: false },
       baseline: { type: 'string' },
@@ -91,6 +95,9 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     },
   });
   if (values.storage !== 'memory' && values.storage !== 'mongodb') throw new Error(`--storage must be memory or mongodb\n${USAGE}`);
+  const servers = values.servers ?? (values.storage === 'mongodb' ? YARDSTICKS : MEMORY_YARDSTICKS).join(',');
+  const yardsticks = list('servers', servers, YARDSTICKS);
+  if (yardsticks.includes(MONGO_YARDSTICK) && values.storage !== 'mongodb') throw new Error(`--servers ${MONGO_YARDSTICK} needs --storage mongodb\n${USAGE}`);
   return {
     pets: count('pets', values.pets, 1),
     rounds: count('rounds', values.rounds, 1),
@@ -103,7 +110,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     pin: !values['no-pin'],
     json: values.json,
     cpuProf: values['cpu-prof'],
-    yardsticks: list('servers', values.servers, YARDSTICKS),
+    yardsticks,
     workloads: list('workloads', values.workloads, WORKLOAD_KEYS),
     halfPeak: !values['no-half-peak'],
     baseline: values.baseline === undefined ? undefined : `${values.baseline.replace(/\/$/, '')}/main.js`,

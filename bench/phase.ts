@@ -1,5 +1,5 @@
 import type { LoadResult } from './load.js';
-import { commandsBetween, readMongoCommands, type CommandCounts } from './mongo-commands.js';
+import { commandsBetween, type CommandCounts } from './mongo-commands.js';
 import type { LoopDelay } from './server-probe.js';
 import { cpuSeconds, runQueueWaitNs } from './proc-stats.js';
 import type { BenchServer, MachineProbe } from './servers.js';
@@ -16,13 +16,15 @@ export interface Measurement extends LoadResult {
   readonly loop: LoopDelay;
   /** Over the same run, an idle process's on the same CPU: the machine's own stalls (null without the probe). */
   readonly machineLoop: LoopDelay | null;
-  /** MongoDB commands the service sent during the run; null when /metrics does not count them; absent for yardsticks. */
+  /** MongoDB commands the server sent during the run; null when the service's /metrics does not count them; absent without MongoDB. */
   readonly mongoCommands?: CommandCounts | null;
+  /** CPU (user + system, every thread) of the MongoDB server it used, per response, µs; absent without one the bench started. */
+  readonly mongoServerCpuUsPerReq?: number;
 }
 
 /**
- * Runs `load` against `server` and reads around it, outside the timed window: the service's /metrics (its
- * MongoDB command counter), the event-loop monitor (reset at the start), the server's CPU time, and how
+ * Runs `load` against `server` and reads around it, outside the timed window: the MongoDB commands it sent
+ * (the service's /metrics counter, the MongoDB yardstick's own count), the event-loop monitor (reset at the start), the server's CPU time, and how
  * long server and load generator waited for a CPU. The `idle` servers are paused (SIGSTOP) while it runs.
  */
 export async function measure<R extends LoadResult>(
@@ -31,11 +33,11 @@ export async function measure<R extends LoadResult>(
   idle: readonly BenchServer[] = [],
   machine?: MachineProbe,
 ): Promise<R & Measurement> {
-  const isService = server.name === 'service';
-  const mongoBefore = isService ? await readMongoCommands(server.url) : null;
+  const mongoBefore = await server.mongoCommands?.();
   await server.loopDelay();
   await machine?.loopDelay();
   const cpuBefore = cpuSeconds(server.pid);
+  const mongoCpuBefore = server.mongoServerPid === undefined ? NaN : cpuSeconds(server.mongoServerPid);
   const waitBefore = runQueueWaitNs(server.pid);
   const clientWaitBefore = runQueueWaitNs(process.pid);
   // The other servers share CPU 0 and are stopped for the run: an idle V8 still collects garbage on its own
@@ -54,9 +56,12 @@ export async function measure<R extends LoadResult>(
   const clientWaitPct = waitPct(clientWaitBefore, process.pid);
   const loop = await server.loopDelay();
   const machineLoop = (await machine?.loopDelay()) ?? null;
-  const cpuUsPerReq = (cpu * 1e6) / Math.max(1, result.requests);
-  if (!isService) return { ...result, cpuUsPerReq, cpuWaitPct, clientWaitPct, loop, machineLoop };
-  return { ...result, cpuUsPerReq, cpuWaitPct, clientWaitPct, loop, machineLoop, mongoCommands: commandsBetween(mongoBefore, await readMongoCommands(server.url)) };
+  const perRequest = (seconds: number) => (seconds * 1e6) / Math.max(1, result.requests);
+  const cpuUsPerReq = perRequest(cpu);
+  const mongoServer = server.mongoServerPid === undefined ? {} : { mongoServerCpuUsPerReq: perRequest(cpuSeconds(server.mongoServerPid) - mongoCpuBefore) };
+  if (server.mongoCommands === undefined) return { ...result, cpuUsPerReq, cpuWaitPct, clientWaitPct, loop, machineLoop, ...mongoServer };
+  const mongoCommands = commandsBetween(mongoBefore ?? null, await server.mongoCommands());
+  return { ...result, cpuUsPerReq, cpuWaitPct, clientWaitPct, loop, machineLoop, ...mongoServer, mongoCommands };
 }
 
 /**

@@ -1,7 +1,6 @@
-import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
-import Koa, { type Context } from 'koa';
-import { checkListQuery, checkNewPet, checkPetId, errorBody, PetStore } from './yardstick-store.js';
+import { fail, listenKoa } from './koa-yardstick-app.js';
+import { checkListQuery, checkNewPet, checkPetId, PetStore } from './yardstick-store.js';
 
 /*
  * The plain Koa yardstick: Koa 3 + @koa/router + @koa/bodyparser, the service's three routes under /v1,
@@ -10,11 +9,6 @@ import { checkListQuery, checkNewPet, checkPetId, errorBody, PetStore } from './
  */
 const store = new PetStore();
 const router = new Router({ prefix: '/v1' });
-
-function fail(ctx: Context, status: number, code: string, message?: string): void {
-  ctx.status = status;
-  ctx.body = errorBody(status, code, message);
-}
 
 router.get('/pets', (ctx) => {
   const query = checkListQuery(ctx.query);
@@ -25,7 +19,7 @@ router.get('/pets', (ctx) => {
 });
 
 router.post('/pets', (ctx) => {
-  // A body that is not JSON leaves ctx.request.body undefined (see onError below): a 400 here too.
+  // A body that is not JSON leaves ctx.request.body undefined (listenKoa's body parser): a 400 here too.
   const newPet = checkNewPet(ctx.request.body);
   if (typeof newPet === 'string') return fail(ctx, 400, 'validation_failed', newPet);
   const pet = store.add(newPet);
@@ -42,14 +36,4 @@ router.get('/pets/:petId', (ctx) => {
   ctx.body = pet;
 });
 
-const app = new Koa();
-app.use(bodyParser({ enableTypes: ['json'], onError: () => undefined }));
-app.use(router.routes());
-app.use(router.allowedMethods());
-
-const server = app.listen(Number(process.env.PORT ?? 0), process.env.HOST ?? '127.0.0.1', () => {
-  const address = server.address();
-  if (address !== null && typeof address === 'object') {
-    process.stdout.write(`Koa yardstick listening on http://${address.address}:${address.port}/v1\n`);
-  }
-});
+listenKoa(router, 'Koa yardstick');

@@ -27,9 +27,17 @@ const callers = new Map<string, Map<string, number>>();
 const byPackage = new Map<string, number>();
 let totalUs = 0;
 let idleUs = 0;
+let stoppedUs = 0;
+// The bench stops (SIGSTOP) every server but the one measured: a gap this long between samples is time the
+// process did not run, which V8 would charge to whatever it sampled last.
+const STOPPED_US = 50_000;
 for (const [i, id] of profile.samples.entries()) {
   // Sample i's delta is the time until the next sample: charged to sample i's top frame.
   const delta = profile.timeDeltas[i + 1] ?? 0;
+  if (delta > STOPPED_US) {
+    stoppedUs += delta;
+    continue;
+  }
   const { functionName, url, lineNumber } = nodes.get(id)!.callFrame;
   totalUs += delta;
   if (functionName === '(idle)') idleUs += delta;
@@ -75,7 +83,8 @@ const rows = [...selfUs].filter(([key]) => !key.startsWith('(idle)')).sort((a, b
     const code = (text: string | undefined) => (text === undefined || text === '' ? '' : `\`${text}\``);
     return [String(rank + 1), code(name), code(where), code(caller), (us / 1000).toFixed(0), `${((100 * us) / busyUs).toFixed(1)}%`];
   });
-process.stdout.write(`${(totalUs / 1e6).toFixed(1)} s profiled, ${(busyUs / 1e6).toFixed(1)} s not idle; shares are of the non-idle time.\n\n`);
+process.stdout.write(`${(totalUs / 1e6).toFixed(1)} s profiled (${(stoppedUs / 1e6).toFixed(1)} s more stopped, left out), ` +
+  `${(busyUs / 1e6).toFixed(1)} s not idle; shares are of the non-idle time.\n\n`);
 process.stdout.write(`${table(['#', 'Function (self time)', 'Where', 'Mostly reached from', 'Self ms', 'Share'], rows)}\n\n`);
 const packages = [...byPackage].sort((a, b) => b[1] - a[1]).slice(0, Number(count))
   .map(([name, us]) => [name, (us / 1000).toFixed(0), `${((100 * us) / busyUs).toFixed(1)}%`]);

@@ -19,8 +19,10 @@ export interface Summary {
   readonly errors: number;
   readonly non2xx: number;
   readonly requests: number;
-  /** MongoDB commands over all rounds (service only); null when not exposed. */
+  /** MongoDB commands over all rounds (the service, the MongoDB yardstick); null when not exposed. */
   readonly mongoCommands?: CommandCounts | null;
+  /** Median CPU of the MongoDB server per response, µs (NaN when not read). */
+  readonly mongoServerCpuUsPerReq: number;
   readonly rounds: readonly Measurement[];
 }
 
@@ -49,8 +51,18 @@ export type HalfPeakSummary = PacedMeasurement & {
 export interface HalfPeakFigures {
   readonly workload: string;
   readonly skipped?: string;
+  /** Offered req/s: half the service's peak. */
   readonly rate: number;
+  /** Offered to the service on memory and the in-memory yardsticks when the service ran on MongoDB: half the service on memory's peak. */
+  readonly memoryRate?: number;
   readonly servers: PerServer<HalfPeakSummary>;
+}
+
+const MEMORY_GROUP: readonly ServerName[] = ['service-memory', 'node:http', 'koa', 'fastify'];
+
+/** What a server is offered at half peak: its own group's half (the memory group's when the service on memory ran). */
+export function offeredTo(name: ServerName, { rate, memoryRate }: { rate: number; memoryRate?: number | undefined }): number {
+  return memoryRate !== undefined && MEMORY_GROUP.includes(name) ? memoryRate : rate;
 }
 
 /** The round whose p99 is the median (the higher of the two middle ones for an even count). */
@@ -74,6 +86,7 @@ export function summarize(rounds: readonly Measurement[]): Summary {
     p50: med((m) => m.p50),
     p99: med((m) => m.p99),
     cpuUsPerReq: med((m) => m.cpuUsPerReq),
+    mongoServerCpuUsPerReq: med((m) => m.mongoServerCpuUsPerReq ?? NaN),
     cpuWaitPct: med((m) => m.cpuWaitPct),
     clientWaitPct: med((m) => m.clientWaitPct),
     loopMaxMs: Math.max(...rounds.map((m) => m.loop.maxMs)),

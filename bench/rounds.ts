@@ -2,7 +2,7 @@ import { fire, type RequestSource } from './load.js';
 import type { BenchOptions } from './options.js';
 import { firePaced, SocketPool } from './paced-load.js';
 import { collectGeneratorGarbage, measure, type Measurement } from './phase.js';
-import { medianRound, summarize, type HalfPeakFigures, type PacedMeasurement, type PerServer, type WorkloadFigures } from './report.js';
+import { medianRound, offeredTo, summarize, type HalfPeakFigures, type PacedMeasurement, type PerServer, type WorkloadFigures } from './report.js';
 import type { MachineProbe, ServerName } from './servers.js';
 import type { Target, Workload } from './workloads.js';
 
@@ -72,16 +72,19 @@ export async function runHalfPeak(
 ): Promise<HalfPeakFigures[]> {
   const plans = workloads.map((workload, i) => {
     const servicePeak = peak[i]!.servers.service?.reqPerSec ?? NaN;
+    const memoryPeak = peak[i]!.servers['service-memory']?.reqPerSec;
     const planned = plan(workload, targets);
     const skipped = planned.skipped ?? (Number.isFinite(servicePeak) ? undefined : 'no service peak');
-    return { ...planned, skipped, rate: Math.max(1, Math.round(servicePeak / 2)) };
+    const half = (value: number) => Math.max(1, Math.round(value / 2));
+    return { ...planned, skipped, rate: half(servicePeak), ...(memoryPeak === undefined ? {} : { memoryRate: half(memoryPeak) }) };
   });
   const runs = plans.map(() => new Map<ServerName, PacedMeasurement[]>());
   for (let round = 1; round <= options.rounds; round++) {
-    for (const [i, { workload, skipped, requests, rate }] of plans.entries()) {
+    for (const [i, { workload, skipped, requests, ...rates }] of plans.entries()) {
       if (skipped !== undefined) continue;
       for (const [target, source] of rotate(requests, i + round - 1)) {
         const { server } = target;
+        const rate = offeredTo(server.name, rates);
         const sockets = new SocketPool(server.url, options.connections);
         const paced = (seconds: number) => firePaced({ apiKey, rate, seconds, sockets, source });
         let result: PacedMeasurement;
@@ -105,10 +108,11 @@ export async function runHalfPeak(
       }
     }
   }
-  return plans.map(({ workload, skipped, rate }, i) => ({
+  return plans.map(({ workload, skipped, rate, memoryRate }, i) => ({
     workload: workload.name,
     ...(skipped === undefined ? {} : { skipped }),
     rate,
+    ...(memoryRate === undefined ? {} : { memoryRate }),
     servers: Object.fromEntries([...runs[i]!].map(([name, rounds]) => [name, medianRound(rounds)])) as HalfPeakFigures['servers'],
   }));
 }

@@ -7,12 +7,13 @@ import { parseOptions, USAGE, type BenchOptions } from './options.js';
 import { freshDbName, startMongoServer } from '../test/support/mongo-server.js';
 import { scaleRun } from './scale-run.js';
 import { startOtlpReceiver, type OtlpReceiver } from './otlp-receiver.js';
-import { startMachineProbe, TRACED, type ServerName, type StartSettings } from './servers.js';
+import { MEMORY_YARDSTICKS, startMachineProbe, TRACED, type ServerName, type StartSettings } from './servers.js';
 import { throughputRun } from './throughput-run.js';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-async function main(options: BenchOptions, mongoUrl: string | undefined, receiver: OtlpReceiver | undefined): Promise<void> {
+async function main(options: BenchOptions, mongo: { readonly url: string; readonly pid?: number | undefined } | undefined, receiver: OtlpReceiver | undefined): Promise<void> {
+  const mongoUrl = mongo?.url;
   const apiKey = randomBytes(24).toString('base64url');
   // After the MongoDB server started (it keeps every CPU), before any Node server does.
   const pinning = pinCores(options.pin);
@@ -34,13 +35,20 @@ async function main(options: BenchOptions, mongoUrl: string | undefined, receive
     serviceEnv,
     cpuProfDir: options.cpuProf,
     baselineEntry: options.baseline,
-    baselineEnv: options.baselineEnv,
+    // On MongoDB the baseline build keeps its pets in a database of its own, as each server keeps its own store.
+    baselineEnv: mongoUrl === undefined ? options.baselineEnv : { MONGODB_DB: freshDbName('bench-baseline'), ...options.baselineEnv },
+    // The MongoDB yardstick on the same server as the service, in a database of its own.
+    yardstickMongo: mongoUrl === undefined ? undefined : { url: mongoUrl, db: freshDbName('bench-yardstick') },
+    mongoServerPid: mongo?.pid,
     otlpEndpoint: receiver?.url,
   };
   // The scale run preloads up to millions of pets: the service against the bare yardstick only.
   const baseline: ServerName[] = options.baseline === undefined ? [] : ['baseline'];
   const traced: ServerName[] = options.tracing ? [...TRACED] : [];
-  const names: readonly ServerName[] = options.scale === undefined ? ['service', ...baseline, ...traced, ...options.yardsticks] : ['service', 'node:http'];
+  // On MongoDB, the service on memory too, against the in-memory yardsticks: both tables from one run.
+  const memoryToo: ServerName[] = mongoUrl !== undefined && options.yardsticks.some((y) => (MEMORY_YARDSTICKS as readonly string[]).includes(y)) ? ['service-memory'] : [];
+  const names: readonly ServerName[] =
+    options.scale === undefined ? ['service', ...baseline, ...traced, ...memoryToo, ...options.yardsticks] : ['service', 'node:http'];
   const coldStartsMs = options.scale === undefined ? await coldStarts(options.startups, settings) : [];
   const servers = await startFleet(names, settings);
   // Stalls of an idle process on the servers' CPU, read beside every run: the machine's share of theirs.
@@ -75,7 +83,7 @@ try {
   const mongo = options.storage === 'mongodb' ? await startMongoServer() : undefined;
   const receiver = options.tracing ? await startOtlpReceiver() : undefined;
   try {
-    await main(options, mongo?.url, receiver);
+    await main(options, mongo, receiver);
   } finally {
     await receiver?.stop();
     await mongo?.stop();

@@ -6,16 +6,25 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LogFile } from './log-file.js';
+import { readMongoCommands, type CommandCounts } from './mongo-commands.js';
 import type { LoopDelay } from './server-probe.js';
 
 /**
- * 'baseline' is another build of the service (--baseline), measured beside this one; 'traced 100%' and 'traced 1%'
- * are this build with tracing on (--tracing), every request sampled or one in a hundred.
+/**
+ * 'baseline' is another build of the service (--baseline), measured beside this one; 'service-memory' is this
+ * build on memory storage, beside the service on MongoDB (--storage mongodb), measured against the in-memory
+ * yardsticks; 'traced 100%' and 'traced 1%' are this build with tracing on (--tracing), every request sampled or
+ * one in a hundred.
  */
-export type ServerName = 'service' | 'baseline' | 'traced 100%' | 'traced 1%' | 'node:http' | 'koa' | 'fastify';
+export type ServerName = 'service' | 'baseline' | 'service-memory' | 'traced 100%' | 'traced 1%' | 'node:http' | 'koa' | 'fastify' | 'koa-mongodb';
 export const TRACED = ['traced 100%', 'traced 1%'] as const satisfies readonly ServerName[];
-export const YARDSTICKS = ['node:http', 'koa', 'fastify'] as const satisfies readonly ServerName[];
+/** Every yardstick: the three in-memory ones, then plain Koa + the mongodb driver (with --storage mongodb only). */
+export const YARDSTICKS = ['node:http', 'koa', 'fastify', 'koa-mongodb'] as const satisfies readonly ServerName[];
 export type YardstickName = (typeof YARDSTICKS)[number];
+/** The yardsticks that keep their pets in memory: the CPU reference of the request path alone. */
+export const MEMORY_YARDSTICKS = ['node:http', 'koa', 'fastify'] as const satisfies readonly YardstickName[];
+/** The yardstick of the MongoDB path, on the service's MongoDB server (its own database). */
+export const MONGO_YARDSTICK = 'koa-mongodb' satisfies YardstickName;
 
 export interface BenchServer {
   readonly name: ServerName;
@@ -30,17 +39,26 @@ export interface BenchServer {
   loopDelay(): Promise<LoopDelay>;
   /** A full GC in the server. */
   fullGc(): Promise<void>;
+  /**
+   * The MongoDB commands it has sent so far, by command: the service's /metrics counter, the MongoDB yardstick's
+   * own count (driver command monitoring); null when the service does not expose it; absent for a server without MongoDB.
+   */
+  readonly mongoCommands?: () => Promise<CommandCounts | null>;
+  /** The pid of the MongoDB server it uses, when the bench started that server (its CPU is read around each run). */
+  readonly mongoServerPid?: number;
   stop(): Promise<void>;
 }
 
 // This file runs as dist/bench/servers.js, beside the service's build output.
 const ENTRIES: Readonly<Record<Exclude<ServerName, 'baseline'>, string>> = {
   service: '../main.js',
+  'service-memory': '../main.js',
   'traced 100%': '../main.js',
   'traced 1%': '../main.js',
   'node:http': './yardstick.js',
   koa: './plain-koa.js',
   fastify: './fastify-yardstick.js',
+  'koa-mongodb': './koa-mongodb.js',
 };
 const PROBE = fileURLToPath(new URL('./server-probe.js', import.meta.url));
 /** The node flags `npm start` gives the service (package.json), so that the service measured is the one started. */
@@ -52,7 +70,7 @@ const START_FLAGS = startScriptFlags(nearestPackageJson(dirname(fileURLToPath(im
  * a package.json with other flags measures those flags side by side). The yardsticks keep Node's defaults.
  */
 export function startFlagsOf(name: ServerName, entry: string): readonly string[] {
-  if (name === 'service' || isTraced(name)) return START_FLAGS;
+  if (name === 'service' || name === 'service-memory' || isTraced(name)) return START_FLAGS;
   return name === 'baseline' ? startScriptFlags(nearestPackageJson(dirname(entry))) : [];
 }
 // Yardsticks print "... listening on http://host:port/v1"; the service logs JSON ({"url":"http://.../v1",...}).
@@ -63,12 +81,16 @@ export interface StartSettings {
   readonly prefix: readonly string[];
   /** Environment of the service (storage, features, API_KEYS); yardsticks get none of it. */
   readonly serviceEnv: NodeJS.ProcessEnv;
-  /** Directory for the service's .cpuprofile. */
+  /** Directory for the .cpuprofile of the service (DIR/service) and of the MongoDB yardstick (DIR/koa-mongodb). */
   readonly cpuProfDir?: string | undefined;
   /** The entry point (main.js) of the baseline build, when there is one. */
   readonly baselineEntry?: string | undefined;
   /** Settings of the baseline build that differ from the service's (--baseline-env): what one feature costs. */
   readonly baselineEnv?: Readonly<Record<string, string>> | undefined;
+  /** The MongoDB yardstick's server and database (the service's server, another database); needed to start it. */
+  readonly yardstickMongo?: { readonly url: string; readonly db: string } | undefined;
+  /** The pid of the MongoDB server, when the bench started it (not for MONGODB_URL). */
+  readonly mongoServerPid?: number | undefined;
   /** The OTLP/HTTP endpoint the traced servers export to (--tracing). */
   readonly otlpEndpoint?: string | undefined;
 }
@@ -86,12 +108,12 @@ function tracingEnv(name: (typeof TRACED)[number], endpoint: string | undefined)
 export async function startServer(name: ServerName, settings: StartSettings): Promise<BenchServer> {
   const entry = name === 'baseline' ? resolve(settings.baselineEntry ?? 'missing --baseline') : fileURLToPath(new URL(ENTRIES[name], import.meta.url));
   // The baseline is started, configured and awaited as the service is; only the service is profiled.
-  const isService = name === 'service' || name === 'baseline' || isTraced(name);
-  const profile = name === 'service' && settings.cpuProfDir !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfDir}`] : [];
+  const isService = name === 'service' || name === 'baseline' || name === 'service-memory' || isTraced(name);
+  // The service, and the MongoDB path's yardstick beside it, each into a directory of its own under --cpu-prof.
+  const profiled = name === 'service' || name === MONGO_YARDSTICK;
+  const profile = profiled && settings.cpuProfDir !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${join(settings.cpuProfDir, name)}`] : [];
   const [command, ...prefixArgs] = [...settings.prefix, process.execPath];
-  const ownEnv = isService
-    ? { ...settings.serviceEnv, ...(name === 'baseline' ? settings.baselineEnv : {}), ...(isTraced(name) ? tracingEnv(name, settings.otlpEndpoint) : {}) }
-    : {};
+  const ownEnv = isService ? serviceEnvOf(name, settings) : yardstickEnv(name, settings);
   // A service build is found on the port chosen here and is ready at its first /readyz 200, so it needs no
   // listening line: one that logs below info (LOG_LEVEL=warn, what the request log costs) is measured too.
   const port = isService ? await freePort() : 0;
@@ -134,11 +156,32 @@ export async function startServer(name: ServerName, settings: StartSettings): Pr
     readyMs,
     loopDelay: () => loopDelayOf(child),
     fullGc: async () => void (await ask(child, 'gc')),
+    ...(name === 'service' && settings.serviceEnv.STORAGE === 'mongodb' ? { mongoCommands: () => readMongoCommands(url) } : {}),
+    ...(name === MONGO_YARDSTICK ? { mongoCommands: async () => ((await ask(child, 'commands')) as { commands: CommandCounts }).commands } : {}),
+    ...(usesMongo(name, settings) && settings.mongoServerPid !== undefined ? { mongoServerPid: settings.mongoServerPid } : {}),
     stop: async () => {
       await stopChild(child);
       log?.remove();
     },
   };
+}
+
+const usesMongo = (name: ServerName, settings: StartSettings) =>
+  name === MONGO_YARDSTICK || (name === 'service' && settings.serviceEnv.STORAGE === 'mongodb') || (name === 'baseline' && settings.serviceEnv.STORAGE === 'mongodb');
+
+function serviceEnvOf(name: ServerName, settings: StartSettings): NodeJS.ProcessEnv {
+  if (name === 'baseline') return { ...settings.serviceEnv, ...settings.baselineEnv };
+  if (name === 'service') return settings.serviceEnv;
+  if (isTraced(name)) return { ...settings.serviceEnv, ...tracingEnv(name, settings.otlpEndpoint) };
+  // Every setting of the service but its storage.
+  const { MONGODB_URL: _url, MONGODB_DB: _db, ...rest } = settings.serviceEnv;
+  return { ...rest, STORAGE: 'memory' };
+}
+
+function yardstickEnv(name: ServerName, settings: StartSettings): NodeJS.ProcessEnv {
+  if (name !== MONGO_YARDSTICK) return {};
+  if (settings.yardstickMongo === undefined) throw new Error(`the ${name} yardstick needs --storage mongodb`);
+  return { MONGODB_URL: settings.yardstickMongo.url, MONGODB_DB: settings.yardstickMongo.db };
 }
 
 // This file runs from dist/bench/ in the bench and from bench/ in the tests: the project's package.json is above either.
@@ -276,7 +319,7 @@ function statusOf(url: string): Promise<number> {
 }
 
 /** Sends a probe command over the IPC channel and waits for its answer. */
-function ask(child: ChildProcess, command: 'loop' | 'gc'): Promise<unknown> {
+function ask(child: ChildProcess, command: 'loop' | 'gc' | 'commands'): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no answer to '${command}' from pid ${child.pid}`)), 10_000);
     child.once('message', (message) => {

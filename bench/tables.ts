@@ -1,31 +1,37 @@
-import { perRequest } from './mongo-commands.js';
-import { fixed, ratio, table, type HalfPeakFigures, type PerServer, type WorkloadFigures } from './report.js';
+import { perRequest, type CommandCounts } from './mongo-commands.js';
+import { fixed, offeredTo, ratio, table, type HalfPeakFigures, type PerServer, type WorkloadFigures } from './report.js';
 import { TRACED, YARDSTICKS, type BenchServer, type ServerName } from './servers.js';
 
 /** How each server is named in the tables. */
 export const LABELS: Readonly<Record<ServerName, string>> = {
   service: 'service',
   baseline: 'baseline build',
+  'service-memory': 'service on memory',
   'traced 100%': 'service, tracing 100%',
   'traced 1%': 'service, tracing 1%',
   'node:http': 'node:http',
   koa: 'plain Koa',
   fastify: 'Fastify',
+  'koa-mongodb': 'Koa + mongodb',
 };
 
 const errorsOf = (runs: readonly ({ errors: number; non2xx: number } | undefined)[]) =>
   `${runs.reduce((n, r) => n + (r?.errors ?? 0), 0)} / ${runs.reduce((n, r) => n + (r?.non2xx ?? 0), 0)}`;
 
-/** The ratios at a glance, as issue 10 states its targets: the service against each yardstick. */
-export function ratioTable(figures: readonly WorkloadFigures[]): string {
-  const header = ['Workload', 'Service req/s', ...YARDSTICKS.map((y) => `req/s vs ${LABELS[y]}`), 'Service CPU µs/req',
-    ...YARDSTICKS.map((y) => `${LABELS[y]} CPU µs/req`), ...YARDSTICKS.map((y) => `CPU vs ${LABELS[y]}`)];
+/**
+ * The ratios at a glance, as issues 10 and 30 state their targets: `subject` (the service, or the service on memory
+ * beside the service on MongoDB) against each of `yardsticks` in the run.
+ */
+export function ratioTable(figures: readonly WorkloadFigures[], subject: ServerName = 'service', yardsticks: readonly ServerName[] = YARDSTICKS): string {
+  const present = yardsticks.filter((y) => figures.some((f) => f.servers[y] !== undefined));
+  const header = ['Workload', `${LABELS[subject].replace(/^s/, 'S')} req/s`, ...present.map((y) => `req/s vs ${LABELS[y]}`), `${LABELS[subject].replace(/^s/, 'S')} CPU µs/req`,
+    ...present.map((y) => `${LABELS[y]} CPU µs/req`), ...present.map((y) => `CPU vs ${LABELS[y]}`)];
   const rows = figures.map(({ workload, skipped, servers }) => {
-    const s = servers.service;
+    const s = servers[subject];
     if (skipped !== undefined || s === undefined) return [workload, `skipped: ${skipped}`, ...header.slice(2).map(() => '')];
     const y = (name: ServerName) => servers[name];
-    return [workload, fixed(s.reqPerSec), ...YARDSTICKS.map((n) => ratio(s.reqPerSec, y(n)?.reqPerSec ?? NaN)), fixed(s.cpuUsPerReq),
-      ...YARDSTICKS.map((n) => fixed(y(n)?.cpuUsPerReq ?? NaN)), ...YARDSTICKS.map((n) => ratio(s.cpuUsPerReq, y(n)?.cpuUsPerReq ?? NaN))];
+    return [workload, fixed(s.reqPerSec), ...present.map((n) => ratio(s.reqPerSec, y(n)?.reqPerSec ?? NaN)), fixed(s.cpuUsPerReq),
+      ...present.map((n) => fixed(y(n)?.cpuUsPerReq ?? NaN)), ...present.map((n) => ratio(s.cpuUsPerReq, y(n)?.cpuUsPerReq ?? NaN))];
   });
   return table(header, rows);
 }
@@ -58,12 +64,13 @@ export function halfPeakTable(figures: readonly HalfPeakFigures[], names: readon
   // The generator's lateness and wait tell whether the latencies are the server's or the machine's.
   const header = ['Workload', 'Offered req/s', 'Server', 'Answered req/s', 'p50 / p99 / max ms', 'p99 of each round ms', 'Server CPU %',
     'Loop max (any round) / p99 ms', 'Server / client waited for CPU %', 'Generator late max ms', 'Errors / non-2xx'];
-  const rows = figures.flatMap(({ workload, skipped, rate, servers }) => {
+  const rows = figures.flatMap(({ workload, skipped, rate, memoryRate, servers }) => {
     if (skipped !== undefined) return [[workload, '', `skipped: ${skipped}`, ...header.slice(3).map(() => '')]];
     return names.map((name) => {
       const m = servers[name];
-      if (m === undefined) return [workload, fixed(rate), LABELS[name], '-', ...header.slice(4).map(() => '')];
-      return [workload, fixed(rate), LABELS[name], fixed(m.reqPerSec), `${fixed(m.p50, 2)} / ${fixed(m.p99, 2)} / ${fixed(m.max, 2)}`,
+      const offered = fixed(offeredTo(name, { rate, memoryRate }));
+      if (m === undefined) return [workload, offered, LABELS[name], '-', ...header.slice(4).map(() => '')];
+      return [workload, offered, LABELS[name], fixed(m.reqPerSec), `${fixed(m.p50, 2)} / ${fixed(m.p99, 2)} / ${fixed(m.max, 2)}`,
         m.rounds.map((round) => fixed(round.p99, 2)).join(', '), fixed(m.reqPerSec * m.cpuUsPerReq / 1e4),
         `${fixed(m.loopMaxMs, 1)} / ${fixed(m.loop.p99Ms, 1)}`, `${fixed(m.cpuWaitPct)} / ${fixed(m.clientWaitPct)}`, fixed(m.lateMs), errorsOf(m.rounds)];
     });
@@ -94,11 +101,23 @@ export function startupTable(servers: PerServer<BenchServer>, names: readonly Se
   return table(['Server', 'Start-up to listening line (ms)', 'Start-up to ready (ms; /readyz 200 for the service)'], rows) + more;
 }
 
-/** MongoDB commands per request at peak, from the service's /metrics. */
-export function mongoTable(figures: readonly WorkloadFigures[]): string {
-  const rows = figures.map(({ workload, skipped, servers: { service } }) =>
-    [workload, skipped !== undefined || service === undefined ? `skipped: ${skipped}` : perRequest(service.mongoCommands ?? null, service.requests)]);
-  return table(['Workload', 'Service: MongoDB commands per request (by command)'], rows);
+/**
+ * MongoDB commands per request at peak: the service's from its /metrics, the MongoDB yardstick's from its own
+ * count (driver command monitoring); `count` (the service's pet gauge, read by each /metrics scrape) left out.
+ */
+export function mongoTable(figures: readonly WorkloadFigures[], names: readonly ServerName[]): string {
+  const counted = names.filter((name) => figures.some((f) => f.servers[name]?.mongoCommands !== undefined));
+  const rows = figures.map(({ workload, skipped, servers }) => [workload, ...counted.flatMap((name) => {
+    const figure = servers[name];
+    if (skipped !== undefined || figure === undefined) return [`skipped: ${skipped}`, ''];
+    return [perRequest(withoutCount(figure.mongoCommands ?? null), figure.requests), fixed(figure.mongoServerCpuUsPerReq)];
+  })]);
+  // The MongoDB server's CPU per request: what each server's commands cost the one MongoDB server they share.
+  return table(['Workload', ...counted.flatMap((name) => [`${LABELS[name]}: MongoDB commands per request (by command)`, `${LABELS[name]}: MongoDB server CPU µs/req`])], rows);
+}
+
+function withoutCount(counts: CommandCounts | null): CommandCounts | null {
+  return counts === null ? null : Object.fromEntries(Object.entries(counts).filter(([command]) => command !== 'count'));
 }
 
 /** What tracing costs (--tracing): each traced server against the service with tracing off, in the same rounds. */

@@ -3,7 +3,7 @@ import type { BenchOptions } from './options.js';
 import { failures, fixed, mib, table, type PerServer } from './report.js';
 import { runHalfPeak, runRounds } from './rounds.js';
 import { memory } from './proc-stats.js';
-import type { BenchServer, MachineProbe, ServerName } from './servers.js';
+import { MEMORY_YARDSTICKS, MONGO_YARDSTICK, type BenchServer, type MachineProbe, type ServerName } from './servers.js';
 import { halfPeakTable, LABELS, loopTable, mongoTable, peakTable, ratioTable, startupTable, tracingTable } from './tables.js';
 import { WORKLOADS } from './workloads.js';
 
@@ -30,12 +30,17 @@ export async function throughputRun(
   const peakRss = Object.fromEntries(names.map((name) => [name, memory(servers[name]!.pid).peakRss])) as PerServer<number>;
   const markdown = [
     `### Peak: ${options.connections} connections, closed loop; medians of ${options.rounds} round(s) of ${options.duration} s`,
-    ratioTable(peak),
+    ...(names.includes('service-memory')
+      ? ['The MongoDB path: the service on MongoDB storage against plain Koa + the mongodb driver on the same MongoDB server', '',
+        ratioTable(peak, 'service', [MONGO_YARDSTICK]), '',
+        'The memory path, same run: the service on memory storage against the in-memory yardsticks', '',
+        ratioTable(peak, 'service-memory', MEMORY_YARDSTICKS)]
+      : [ratioTable(peak)]),
     '',
     peakTable(peak, names),
     '',
     ...(options.tracing ? ['### Tracing: the service with tracing on against tracing off, same rounds', tracingTable(peak), ''] : []),
-    `### At half the service's peak, offered open loop for ${options.duration} s; the median of ${options.rounds} round(s) by p99`,
+    `### At half the service's peak (the service on memory's for the in-memory servers), offered open loop for ${options.duration} s; the median of ${options.rounds} round(s) by p99`,
     halfPeakTable(halfPeak, names),
     '',
     '### Event loop',
@@ -44,9 +49,9 @@ export async function throughputRun(
     '### Start-up',
     startupTable(servers, names, coldStartsMs),
     '',
-    '### MongoDB round trips (service, peak runs)',
+    '### MongoDB round trips (peak runs)',
     // A memory run sends no command: its 0.00 per request would read like a measured MongoDB figure.
-    options.storage === 'mongodb' ? mongoTable(peak) : 'n/a: the service ran on memory storage (`--storage mongodb` measures them)',
+    options.storage === 'mongodb' ? mongoTable(peak, names) : 'n/a: the service ran on memory storage (`--storage mongodb` measures them)',
     '',
     '### Memory and preload',
     table(['', ...names.map((n) => LABELS[n])], [

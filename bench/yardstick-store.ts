@@ -43,9 +43,14 @@ export class PetStore {
     const start = firstAfter(source, afterId);
     const pets = source.slice(start, start + limit);
     if (start + limit >= source.length) return { pets, link: undefined };
-    const statusParam = status === undefined ? '' : `&status=${status}`;
-    return { pets, link: `</v1/pets?limit=${limit}${statusParam}&cursor=${encodeCursor(pets.at(-1)!.id, status)}>; rel="next"` };
+    return { pets, link: nextLink(limit, status, pets.at(-1)!.id) };
   }
+}
+
+/** The Link header value of the page after `lastId`. */
+export function nextLink(limit: number, status: Status | undefined, lastId: number): string {
+  const statusParam = status === undefined ? '' : `&status=${status}`;
+  return `</v1/pets?limit=${limit}${statusParam}&cursor=${encodeCursor(lastId, status)}>; rel="next"`;
 }
 
 function firstAfter(list: readonly Pet[], id: number): number {
@@ -59,7 +64,8 @@ function firstAfter(list: readonly Pet[], id: number): number {
   return low;
 }
 
-function encodeCursor(afterId: number, status: Status | undefined): string {
+/** The opaque cursor after `afterId` for this status filter (version, last id, filter; unsealed). */
+export function encodeCursor(afterId: number, status: Status | undefined): string {
   const payload = Buffer.alloc(10);
   payload.writeUInt8(1, 0);
   payload.writeBigInt64BE(BigInt(afterId), 1);

@@ -140,6 +140,18 @@ describe('MongoPetRepository, storage details', () => {
     }
   });
 
+  it('hands back the same Pet for every read of a stored pet, and a new one when its document changed behind it', async () => {
+    const pet = await store.repository.add({ name: 'Same', categoryId: 8n, status: 'pending' });
+    const [listed] = await store.repository.list({ limit: 1, afterId: pet.id - 1n });
+    // One object per stored pet: what the HTTP adapter keeps per Pet (its JSON) serves every read of it.
+    expect(await store.repository.findById(pet.id)).toBe(pet);
+    expect(listed).toBe(pet);
+    await raw().collection<{ _id: bigint }>('pets').updateOne({ _id: pet.id }, { $set: { name: 'Changed' } });
+    const changed = await store.repository.findById(pet.id);
+    expect(changed).toEqual({ ...pet, name: 'Changed' });
+    expect(await store.repository.findById(pet.id)).toBe(changed);
+  });
+
   it('keeps documents to the pet fields and reads no _id or BSON type back out', async () => {
     const pet = await store.repository.add({ name: 'plain', categoryId: 5n });
     const document = await raw().collection<{ _id: bigint }>('pets').findOne({ _id: pet.id });
@@ -152,7 +164,7 @@ describe('MongoPetRepository, storage details', () => {
   it('serves every query of the service from an index (query plans: real mongod only)', async ({ annotate }) => {
     const pets = raw().collection<{ _id: bigint }>('pets');
     const queries = {
-      findById: pets.find({ _id: { $eq: 1n } }),
+      findById: pets.find({ _id: 1n }),
       listAfter: pets.find({ _id: { $gt: 1n } }).sort({ _id: 1 }).limit(21),
       listByStatus: pets.find({ status: { $eq: 'sold' }, _id: { $gt: 1n } }).sort({ _id: 1 }).limit(21),
     };

@@ -70,7 +70,7 @@ describe('npm run bench (smoke)', () => {
     expect(stdout).toContain('| Server | Longest event-loop stall, peak runs (ms) | Idle process on the same CPU, same runs (ms) |');
     expect(stdout).toContain('| service |');
     // The smoke run is on memory storage: no MongoDB figure is printed as if it were one.
-    expect(stdout).toContain('### MongoDB round trips (service, peak runs)\nn/a: the service ran on memory storage');
+    expect(stdout).toContain('### MongoDB round trips (peak runs)\nn/a: the service ran on memory storage');
   });
 });
 
@@ -110,5 +110,46 @@ describe('npm run bench --baseline dist --baseline-env (smoke)', () => {
   it('refuses --baseline-env without --baseline', async () => {
     const args = ['dist/bench/run.js', '--baseline-env', 'LOG_LEVEL=warn'];
     await expect(run(process.execPath, args, { cwd: root })).rejects.toThrow(/--baseline-env needs --baseline/);
+  });
+});
+
+// The MongoDB path: the service on MongoDB storage beside plain Koa + the mongodb driver on the same server.
+describe('npm run bench --storage mongodb (smoke)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-smoke-'));
+  const jsonFile = join(dir, 'figures.json');
+  let stdout = '';
+  let figures: Figures & { workloads: readonly { servers: Record<string, Run & { mongoCommands?: Record<string, number> | null; mongoServerCpuUsPerReq: number }> }[] };
+
+  beforeAll(async () => {
+    const args = ['dist/bench/run.js', '--storage', 'mongodb', '--servers', 'koa-mongodb', '--workloads', 'list,get,create', '--pets', '30', '--rounds', '1',
+      '--duration', '0.3', '--warmup', '0', '--startups', '0', '--connections', '2', '--no-half-peak', '--json', jsonFile];
+    ({ stdout } = await run(process.execPath, args, { cwd: root }));
+    figures = JSON.parse(readFileSync(jsonFile, 'utf8')) as typeof figures;
+  }, 120_000);
+
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('measures the service and the MongoDB yardstick with no errors, each with its MongoDB commands and the server\'s CPU', () => {
+    for (const { servers } of figures.workloads) {
+      expect(Object.keys(servers).sort()).toEqual(['koa-mongodb', 'service']);
+      for (const [name, run] of Object.entries(servers)) {
+        expect({ name, errors: run.errors, non2xx: run.non2xx }).toEqual({ name, errors: 0, non2xx: 0 });
+        expect(run.mongoCommands).toEqual(expect.any(Object));
+        expect(run.mongoServerCpuUsPerReq).toBeGreaterThanOrEqual(0);
+      }
+    }
+    const [list, get, create] = figures.workloads;
+    // The yardstick's own count: one find per read, the counter and the insert per create.
+    const perRequest = (run: Run & { mongoCommands?: Record<string, number> | null }) =>
+      Object.fromEntries(Object.entries(run.mongoCommands!).filter(([, n]) => n > 0).map(([command, n]) => [command, n / run.requests]));
+    expect(perRequest(list!.servers['koa-mongodb']!)).toEqual({ find: 1 });
+    expect(perRequest(get!.servers['koa-mongodb']!)).toEqual({ find: 1 });
+    expect(perRequest(create!.servers['koa-mongodb']!)).toEqual({ findAndModify: 1, insert: 1 });
+    expect(stdout).toContain('| Workload | Service req/s | req/s vs Koa + mongodb | Service CPU µs/req | Koa + mongodb CPU µs/req | CPU vs Koa + mongodb |');
+    expect(stdout).toContain('| Workload | service: MongoDB commands per request (by command) | service: MongoDB server CPU µs/req | Koa + mongodb: MongoDB commands per request (by command) |');
+  });
+
+  it('refuses the MongoDB yardstick without --storage mongodb', async () => {
+    await expect(run(process.execPath, ['dist/bench/run.js', '--servers', 'koa-mongodb'], { cwd: root })).rejects.toThrow(/koa-mongodb needs --storage mongodb/);
   });
 });

@@ -1,14 +1,29 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshDbName, startMongoServer, type RunningMongo } from '../support/mongo-server.js';
 
-// The built yardsticks (dist/ is built once by test/support/build-global-setup.ts), each started as the bench does.
-const YARDSTICKS = { 'node:http': 'yardstick.js', koa: 'plain-koa.js', fastify: 'fastify-yardstick.js' };
+// The built yardsticks (dist/ is built once by test/support/build-global-setup.ts), each started as the bench does;
+// the MongoDB path's on a MongoDB-wire server of its own (the bench's: the service's server, another database).
+const YARDSTICKS = { 'node:http': 'yardstick.js', koa: 'plain-koa.js', fastify: 'fastify-yardstick.js', 'koa-mongodb': 'koa-mongodb.js' };
 const AUTH = { authorization: 'Bearer any-key-the-yardsticks-ignore', 'content-type': 'application/json' };
 
-function start(file: string): Promise<{ child: ChildProcess; url: string }> {
+let mongo: RunningMongo | undefined;
+afterAll(async () => {
+  await mongo?.stop();
+});
+
+async function envOf(file: string): Promise<NodeJS.ProcessEnv> {
+  if (file !== YARDSTICKS['koa-mongodb']) return {};
+  mongo ??= await startMongoServer();
+  return { MONGODB_URL: mongo.url, MONGODB_DB: freshDbName('yardstick') };
+}
+
+async function start(file: string): Promise<{ child: ChildProcess; url: string }> {
   const entry = fileURLToPath(new URL(`../../dist/bench/${file}`, import.meta.url));
-  const child = spawn(process.execPath, [entry], { env: { ...process.env, PORT: '0', HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const env = { ...process.env, PORT: '0', HOST: '127.0.0.1', ...(await envOf(file)) };
+  // With the IPC channel the bench opens (the MongoDB yardstick reports its command counts over it).
+  const child = spawn(process.execPath, [entry], { env, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {
       const url = /listening on (http:\/\/\S+)\/v1/.exec(chunk.toString())?.[1];
@@ -69,5 +84,33 @@ describe.each(Object.entries(YARDSTICKS))('the %s yardstick', (_name, file) => {
     const response = await send();
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ status: 400, code: expect.any(String), message: expect.any(String) });
+  });
+});
+
+describe('the koa-mongodb yardstick counts its MongoDB commands for the bench', () => {
+  let server: { child: ChildProcess; url: string };
+  const commands = () =>
+    new Promise<Record<string, number>>((resolve) => {
+      server.child.once('message', (message) => resolve({ ...(message as { commands: Record<string, number> }).commands }));
+      server.child.send('commands');
+    });
+  const sent = async (request: () => Promise<Response>) => {
+    const before = await commands();
+    const response = await request();
+    const after = await commands();
+    return { status: response.status, commands: Object.fromEntries(Object.entries(after).filter(([c, n]) => n !== (before[c] ?? 0)).map(([c, n]) => [c, n - (before[c] ?? 0)])) };
+  };
+
+  beforeAll(async () => {
+    server = await start(YARDSTICKS['koa-mongodb']);
+  });
+  afterAll(() => void server.child.kill());
+
+  it('creates in two round trips (the id counter, the insert), lists and gets in one', async () => {
+    const create = () => fetch(`${server.url}/v1/pets`, { method: 'POST', headers: AUTH, body: JSON.stringify({ name: 'Rex', categoryId: 1 }) });
+    expect(await sent(create)).toEqual({ status: 201, commands: { findAndModify: 1, insert: 1 } });
+    expect(await sent(() => fetch(`${server.url}/v1/pets?limit=5`, { headers: AUTH }))).toEqual({ status: 200, commands: { find: 1 } });
+    expect(await sent(() => fetch(`${server.url}/v1/pets/1`, { headers: AUTH }))).toEqual({ status: 200, commands: { find: 1 } });
+    expect(await sent(() => fetch(`${server.url}/v1/pets?limit=0`, { headers: AUTH }))).toEqual({ status: 400, commands: {} });
   });
 });

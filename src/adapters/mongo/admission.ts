@@ -25,6 +25,8 @@ export class Admission {
 
   /** Runs `work` once admitted and holds its slot until the work settles; rejects with MongoAdmissionRefused. */
   run(work: () => Promise<void>): Promise<void> {
+    // A free slot and nobody waiting: the work starts at once, so there is no wait to bound.
+    if (this.limit.activeCount < this.limit.concurrency && this.limit.pendingCount === 0) return this.limit(work);
     return new Promise<void>((resolve, reject) => {
       let refused = false;
       const timer = setTimeout(() => {

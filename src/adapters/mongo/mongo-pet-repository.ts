@@ -4,7 +4,7 @@ import type { NewPet, Pet, PetId } from '../../core/pet.js';
 import type { AddOptions, PetListQuery, PetRepository } from '../../ports/pet-repository.js';
 import { collectionOf } from './collection-cache.js';
 import type { MongoConnection } from './connect-mongo.js';
-import { type PetDocument, toPet, toPetDocument } from './pet-document.js';
+import { KnownPets, type PetDocument, toPet, toPetDocument } from './pet-document.js';
 
 interface CounterDocument {
   readonly _id: string;
@@ -44,6 +44,8 @@ export async function createPetIndexes(db: Db): Promise<void> {
  * that the next add with the same key finds.
  */
 export class MongoPetRepository implements PetRepository {
+  private readonly known = new KnownPets();
+
   constructor(
     private readonly connection: MongoConnection,
     private readonly onFailure: (error: unknown) => void = () => {},
@@ -62,7 +64,7 @@ export class MongoPetRepository implements PetRepository {
       for (let attempt = 1; attempt <= MAX_ADD_ATTEMPTS; attempt++) {
         const document = toPetDocument(await nextPetId(db), newPet, creationKey);
         const outcome = await insertPet(db, document);
-        if (outcome === 'inserted') return toPet(document);
+        if (outcome === 'inserted') return this.known.remember(toPet(document));
         if (outcome === 'key_used' && creationKey !== undefined) return petCreatedWith(db, creationKey, signal);
         this.onIdTaken(document._id);
         await counterPastHighestId(db, signal);
@@ -72,8 +74,10 @@ export class MongoPetRepository implements PetRepository {
   }
 
   async findById(id: PetId): Promise<Pet | undefined> {
-    const found = await this.storage((db, signal) => pets(db).findOne({ _id: { $eq: id } }, this.readOptions(signal)));
-    return found === null ? undefined : toPet(found);
+    // Plain equality, the form a server's _id fast path takes: a bigint can never be read as an operator.
+    if (typeof id !== 'bigint') throw new TypeError('A pet id is a bigint');
+    const found = await this.storage((db, signal) => pets(db).findOne({ _id: id }, this.readOptions(signal)));
+    return found === null ? undefined : this.known.fromDocument(found);
   }
 
   async list(query: PetListQuery): Promise<Pet[]> {
@@ -84,7 +88,7 @@ export class MongoPetRepository implements PetRepository {
     const found = await this.storage((db, signal) =>
       pets(db).find(filter, this.readOptions(signal)).sort({ _id: 1 }).limit(query.limit).toArray(),
     );
-    return found.map(toPet);
+    return found.map((document) => this.known.fromDocument(document));
   }
 
   async count(): Promise<number> {
