@@ -1,6 +1,6 @@
 import { addCommands, type CommandCounts } from './mongo-commands.js';
 import type { Measurement } from './phase.js';
-import type { ServerName } from './servers.js';
+import { MEMORY_YARDSTICKS, type ServerName } from './servers.js';
 
 /** A workload's figures on one server: medians over the rounds, the worst stall, errors and commands summed. */
 export interface Summary {
@@ -58,7 +58,7 @@ export interface HalfPeakFigures {
   readonly servers: PerServer<HalfPeakSummary>;
 }
 
-const MEMORY_GROUP: readonly ServerName[] = ['service-memory', 'node:http', 'koa', 'fastify'];
+const MEMORY_GROUP: readonly ServerName[] = ['service-memory', ...MEMORY_YARDSTICKS];
 
 /** What a server is offered at half peak: its own group's half (the memory group's when the service on memory ran). */
 export function offeredTo(name: ServerName, { rate, memoryRate }: { rate: number; memoryRate?: number | undefined }): number {
