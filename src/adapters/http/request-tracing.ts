@@ -30,6 +30,8 @@ export class TracedPetCatalog extends PetCatalog {
 }
 
 function inSpan<T>(name: string, run: () => Promise<T>): Promise<T> {
+  // A request its sampler left unrecorded gets no use-case span either: it could never be exported.
+  if (trace.getActiveSpan()?.isRecording() === false) return run();
   return tracer.startActiveSpan(name, async (span) => {
     try {
       return await run();
