@@ -44,7 +44,7 @@ export async function runRounds(
         const name = target.server.name;
         runs[i]!.set(name, [...(runs[i]!.get(name) ?? []), result]);
         log(`round ${round} ${workload.name} ${name}: ${result.reqPerSec.toFixed(0)} req/s, p99 ${result.p99.toFixed(2)} ms, ` +
-          `${result.cpuUsPerReq.toFixed(0)} µs CPU/req, waited ${result.cpuWaitPct.toFixed(0)}% for CPU (client ${result.clientWaitPct.toFixed(0)}%), loop max ${result.loop.maxMs.toFixed(1)} ms${machineStall(result)}, ${result.errors} errors, ${result.non2xx} non-2xx`);
+          `${result.cpuUsPerReq.toFixed(0)} µs CPU/req, waited ${result.cpuWaitPct.toFixed(0)}% for CPU (client ${result.clientWaitPct.toFixed(0)}%), loop max ${result.loop.maxMs.toFixed(1)} ms${machineStall(result)}${markCompacts(result)}, ${result.errors} errors, ${result.non2xx} non-2xx`);
       }
     }
   }
@@ -102,7 +102,7 @@ export async function runHalfPeak(
         }
         runs[i]!.set(server.name, [...(runs[i]!.get(server.name) ?? []), result]);
         log(`half-peak round ${round} ${workload.name} ${server.name} at ${rate} req/s: p99 ${result.p99.toFixed(2)} ms, max ${result.max.toFixed(2)} ms, ` +
-          `loop max ${result.loop.maxMs.toFixed(1)} ms${machineStall(result)}, server CPU ${((result.reqPerSec * result.cpuUsPerReq) / 1e4).toFixed(0)}%, ` +
+          `loop max ${result.loop.maxMs.toFixed(1)} ms${machineStall(result)}${markCompacts(result)}, server CPU ${((result.reqPerSec * result.cpuUsPerReq) / 1e4).toFixed(0)}%, ` +
           `waited ${result.cpuWaitPct.toFixed(0)}% for CPU (client ${result.clientWaitPct.toFixed(0)}%, ` +
           `${result.lateMs.toFixed(0)} ms behind at worst), ${result.errors} errors, ${result.non2xx} non-2xx`);
       }
@@ -119,6 +119,9 @@ export async function runHalfPeak(
 
 const machineStall = (result: Measurement) =>
   result.machineLoop === null ? '' : ` (idle process on its CPU: ${result.machineLoop.maxMs.toFixed(1)} ms)`;
+
+const markCompacts = ({ loop }: Measurement) =>
+  loop.markCompacts === 0 ? '' : `, ${loop.markCompacts} mark-compact${loop.markCompacts === 1 ? '' : 's'} (longest pause ${loop.longestMarkCompactMs.toFixed(1)} ms)`;
 
 const othersThan = (target: Target, targets: readonly Target[]) => targets.filter((t) => t !== target).map((t) => t.server);
 

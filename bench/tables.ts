@@ -1,5 +1,5 @@
 import { perRequest, type CommandCounts } from './mongo-commands.js';
-import { fixed, offeredTo, ratio, table, type HalfPeakFigures, type PerServer, type WorkloadFigures } from './report.js';
+import { fixed, offeredTo, ratio, table, type HalfPeakFigures, type PacedMeasurement, type PerServer, type WorkloadFigures } from './report.js';
 import { TRACED, YARDSTICKS, type BenchServer, type ServerName } from './servers.js';
 
 /** How each server is named in the tables. */
@@ -71,12 +71,18 @@ export function halfPeakTable(figures: readonly HalfPeakFigures[], names: readon
       const offered = fixed(offeredTo(name, { rate, memoryRate }));
       if (m === undefined) return [workload, offered, LABELS[name], '-', ...header.slice(4).map(() => '')];
       return [workload, offered, LABELS[name], fixed(m.reqPerSec), `${fixed(m.p50, 2)} / ${fixed(m.p99, 2)} / ${fixed(m.max, 2)}`,
-        m.rounds.map((round) => fixed(round.p99, 2)).join(', '), fixed(m.reqPerSec * m.cpuUsPerReq / 1e4),
+        m.rounds.map(roundP99).join(', '), fixed(m.reqPerSec * m.cpuUsPerReq / 1e4),
         `${fixed(m.loopMaxMs, 1)} / ${fixed(m.loop.p99Ms, 1)}`, `${fixed(m.cpuWaitPct)} / ${fixed(m.clientWaitPct)}`, fixed(m.lateMs), errorsOf(m.rounds)];
     });
   });
   return table(header, rows);
 }
+
+const withMarkCompact = (rounds: readonly PacedMeasurement[]) =>
+  rounds.length === 0 ? '-' : `${rounds.filter((round) => round.loop.markCompacts > 0).length} of ${rounds.length}`;
+
+/** A half-peak round's p99, marked (MC) when the server ran a mark-compact (a major GC) during it. */
+const roundP99 = (round: PacedMeasurement) => `${fixed(round.p99, 2)}${round.loop.markCompacts > 0 ? ' (MC)' : ''}`;
 
 /** Per server: the longest event-loop stall over every peak run and every half-peak run. */
 export function loopTable(peak: readonly WorkloadFigures[], halfPeak: readonly HalfPeakFigures[], names: readonly ServerName[]): string {
@@ -86,9 +92,11 @@ export function loopTable(peak: readonly WorkloadFigures[], halfPeak: readonly H
     fixed(worst(peak.map((f) => f.servers[name]?.machineLoopMaxMs)), 1),
     fixed(worst(halfPeak.map((f) => f.servers[name]?.loopMaxMs)), 1),
     fixed(worst(halfPeak.map((f) => f.servers[name]?.machineLoopMaxMs)), 1),
-    fixed(worst(halfPeak.map((f) => f.servers[name]?.p99)), 2)]);
+    fixed(worst(halfPeak.map((f) => f.servers[name]?.p99)), 2),
+    withMarkCompact(halfPeak.flatMap((f) => f.servers[name]?.rounds ?? []))]);
   return table(['Server', 'Longest event-loop stall, peak runs (ms)', 'Idle process on the same CPU, same runs (ms)',
-    'Longest stall, half-peak runs (ms)', 'Idle process, same runs (ms)', 'Highest half-peak p99 of any workload (median round, ms)'], rows);
+    'Longest stall, half-peak runs (ms)', 'Idle process, same runs (ms)', 'Highest half-peak p99 of any workload (median round, ms)',
+    'Half-peak rounds with a mark-compact'], rows);
 }
 
 /** Start-up of each server in this run, and the service's extra cold starts. */

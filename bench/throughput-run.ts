@@ -43,6 +43,8 @@ export async function throughputRun(
     `### At half the service's peak (the service on memory's for the in-memory servers), offered open loop for ${options.duration} s; the median of ${options.rounds} round(s) by p99`,
     halfPeakTable(halfPeak, names),
     '',
+    '(MC): the server ran a V8 mark-compact (major GC) during that round; held to one CPU, its marking thread takes that CPU from the event loop for 100 to 200 ms.',
+    '',
     '### Event loop',
     loopTable(peak, halfPeak, names),
     '',

@@ -68,6 +68,7 @@ describe('npm run bench (smoke)', () => {
     expect(stdout).toContain('| GET /v1/pets?limit=20 | Fastify |');
     expect(stdout).toContain('| Workload | Offered req/s | Server | Answered req/s | p50 / p99 / max ms | p99 of each round ms |');
     expect(stdout).toContain('| Server | Longest event-loop stall, peak runs (ms) | Idle process on the same CPU, same runs (ms) |');
+    expect(stdout).toContain('| Half-peak rounds with a mark-compact |');
     expect(stdout).toContain('| service |');
     // The smoke run is on memory storage: no MongoDB figure is printed as if it were one.
     expect(stdout).toContain('### MongoDB round trips (peak runs)\nn/a: the service ran on memory storage');
