@@ -8,6 +8,8 @@ export interface DrainSettings {
   readonly timeoutMs: number;
   /** Called when the grace is over and the listeners stop accepting. */
   readonly onGraceOver?: () => void;
+  /** The response a connection is answering, if any (the app remembers it), so that it can close the connection after it. */
+  readonly inFlightResponse?: (socket: Socket) => ServerResponse | undefined;
 }
 
 /**
@@ -19,7 +21,7 @@ export interface DrainSettings {
 export async function drainHttp(servers: readonly Server[], settings: DrainSettings): Promise<boolean> {
   let deadline: NodeJS.Timeout | undefined;
   const deadlineHit = new Promise<true>((resolve) => (deadline = setTimeout(resolve, settings.timeoutMs, true)));
-  servers.forEach(closeAfterCurrentResponse);
+  servers.forEach((server) => closeAfterCurrentResponse(server, settings.inFlightResponse));
   if (settings.graceMs > 0) {
     let grace: NodeJS.Timeout | undefined;
     await Promise.race([new Promise((resolve) => (grace = setTimeout(resolve, settings.graceMs))), deadlineHit]);
@@ -57,11 +59,11 @@ export function trackConnections(server: Server): void {
 }
 
 // A response in flight when the drain began would otherwise leave its connection open for reuse until
-// the keep-alive timeout. `_httpMessage` is Node's (undocumented, long-stable) in-flight response of a
-// socket; http-terminator relies on it too.
-function closeAfterCurrentResponse(server: Server): void {
+// the keep-alive timeout.
+function closeAfterCurrentResponse(server: Server, inFlightResponse: DrainSettings['inFlightResponse']): void {
+  if (inFlightResponse === undefined) return;
   for (const socket of openSockets.get(server) ?? []) {
-    const response = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
-    if (response !== undefined && response !== null && !response.headersSent) response.setHeader('Connection', 'close');
+    const response = inFlightResponse(socket);
+    if (response !== undefined && !response.headersSent) response.setHeader('Connection', 'close');
   }
 }

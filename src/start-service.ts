@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import type { Middleware } from 'koa';
 import { answerClientErrors } from './adapters/http/client-errors.js';
 import { logUnexpectedError, RequestObserver } from './adapters/http/observe-requests.js';
+import { inFlightRequest } from './adapters/http/request-context.js';
 import { apiKeysInForce, type ApiKeysInForce } from './api-keys-in-force.js';
 import { ConfigError, ENV_OVERRIDES, type AppConfig } from './config.js';
 import { compose, TOKENS, type Runtime } from './container.js';
@@ -119,6 +120,7 @@ async function listenAll(config: AppConfig, { keys, logger, mongo, tracing, cloc
           logger.info('shutting down: no longer accepting connections');
           logger.flush();
         },
+        inFlightResponse: (socket) => inFlightRequest(socket)?.res,
       });
       // No request uses them any more; their last writes need storage, so storage closes last.
       try {
