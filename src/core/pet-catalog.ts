@@ -49,7 +49,7 @@ export class PetCatalog {
 
   /**
    * Adds a pet; the store assigns its id. With `idempotency`, a repeated call returns the pet the first one
-   * stored (replayed) instead of adding another, or throws IdempotencyKeyReused (PetRepository's add).
+   * stored (replayed) instead of adding another, or throws IdempotencyKeyReused (PetRepository's addOnce).
    */
   async addPet(newPet: NewPet, idempotency?: IdempotentCreate): Promise<Added> {
     assertValidNewPet(newPet);
