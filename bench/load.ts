@@ -5,6 +5,8 @@ export interface RequestSpec {
   readonly method: 'GET' | 'POST';
   readonly path: string;
   readonly body?: string;
+  /** Sent besides the common headers (an Idempotency-Key). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 export type RequestSource = RequestSpec | (() => RequestSpec);
 
@@ -83,7 +85,8 @@ export function fire(options: LoadOptions): Promise<LoadResult> {
   });
 }
 
-const toRaw = (host: string, headers: Readonly<Record<string, string>>, spec: RequestSpec) => rawRequest(host, spec.method, spec.path, headers, spec.body);
+const toRaw = (host: string, headers: Readonly<Record<string, string>>, spec: RequestSpec) =>
+  rawRequest(host, spec.method, spec.path, spec.headers === undefined ? headers : { ...headers, ...spec.headers }, spec.body);
 
 /** p50, p99 and max of latencies in ms (sorts the array). */
 export function latencies(times: number[]): { p50: number; p99: number; max: number } {

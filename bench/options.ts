@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { MEMORY_YARDSTICKS, MONGO_YARDSTICK, YARDSTICKS, type YardstickName } from './servers.js';
-import { WORKLOAD_KEYS } from './workloads.js';
+import { WORKLOAD_KEYS, defaultWorkloads } from './workloads.js';
 
 export interface BenchOptions {
   readonly pets: number;
@@ -55,7 +55,8 @@ export const USAGE = `Usage: npm run bench -- [options]
                     the first three; with --storage mongodb all four). koa-mongodb, the MongoDB path's
                     yardstick (plain Koa + the mongodb driver on the service's MongoDB server), needs
                     --storage mongodb
-  --workloads LIST  workloads to run, comma separated: list,filter,get,create,deep (default all)
+  --workloads LIST  workloads to run, comma separated: list,filter,get,create,create-keyed,deep (default all;
+                    create-keyed, each create with a fresh Idempotency-Key, only with --storage mongodb)
   --no-half-peak    skip the half-peak latency runs (a quick CPU comparison while iterating)
   --baseline DIR    also run DIR/main.js, another build of the service (say dist/ of the commit before a change,
                     copied aside), with the same settings, as one more server in every round: a change to the
@@ -86,7 +87,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       json: { type: 'string' },
       'cpu-prof': { type: 'string' },
       servers: { type: 'string' },
-      workloads: { type: 'string', default: WORKLOAD_KEYS.join(',') },
+      workloads: { type: 'string' },
       'no-half-peak': { type: 'boolean', default: false },
       baseline: { type: 'string' },
       'service-env': { type: 'string', multiple: true, default: [] },
@@ -111,7 +112,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     json: values.json,
     cpuProf: values['cpu-prof'],
     yardsticks,
-    workloads: list('workloads', values.workloads, WORKLOAD_KEYS),
+    workloads: list('workloads', values.workloads ?? defaultWorkloads(values.storage).join(','), WORKLOAD_KEYS),
     halfPeak: !values['no-half-peak'],
     baseline: values.baseline === undefined ? undefined : `${values.baseline.replace(/\/$/, '')}/main.js`,
     serviceEnv: settingsOf('service-env', values['service-env']),

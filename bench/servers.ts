@@ -156,7 +156,8 @@ export async function startServer(name: ServerName, settings: StartSettings): Pr
     readyMs,
     loopDelay: () => loopDelayOf(child),
     fullGc: async () => void (await ask(child, 'gc')),
-    ...(name === 'service' && settings.serviceEnv.STORAGE === 'mongodb' ? { mongoCommands: () => readMongoCommands(url) } : {}),
+    // A baseline build on MongoDB counts its commands too: a change's round trips, before and after, in one run.
+    ...((name === 'service' || name === 'baseline') && serviceEnvOf(name, settings).STORAGE === 'mongodb' ? { mongoCommands: () => readMongoCommands(url) } : {}),
     ...(name === MONGO_YARDSTICK ? { mongoCommands: async () => ((await ask(child, 'commands')) as { commands: CommandCounts }).commands } : {}),
     ...(usesMongo(name, settings) && settings.mongoServerPid !== undefined ? { mongoServerPid: settings.mongoServerPid } : {}),
     stop: async () => {

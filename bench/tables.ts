@@ -110,7 +110,7 @@ export function startupTable(servers: PerServer<BenchServer>, names: readonly Se
 }
 
 /**
- * MongoDB commands per request at peak: the service's from its /metrics, the MongoDB yardstick's from its own
+ * MongoDB commands per request at peak: the service's (and a baseline build's) from its /metrics, the MongoDB yardstick's from its own
  * count (driver command monitoring); `count` (the service's pet gauge, read by each /metrics scrape) left out.
  */
 export function mongoTable(figures: readonly WorkloadFigures[], names: readonly ServerName[]): string {

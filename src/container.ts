@@ -4,8 +4,6 @@ import { SystemClock } from './adapters/clock/system-clock.js';
 import { HashedApiKeyVerifier } from './adapters/keys/hashed-api-key-verifier.js';
 import { createHttpApp, type HttpAppDeps } from './adapters/http/create-http-app.js';
 import type { Readiness } from './adapters/http/health-routes.js';
-import type { IdempotencyStore } from './ports/idempotency-store.js';
-import { InMemoryIdempotencyStore } from './adapters/memory/in-memory-idempotency-store.js';
 import { inMemoryRateLimits } from './adapters/memory/in-memory-rate-limiter.js';
 import { HttpMetrics } from './adapters/http/http-metrics.js';
 import { createMetricsApp } from './adapters/http/metrics-routes.js';
@@ -29,7 +27,6 @@ export const TOKENS = {
   petCatalog: Symbol('petCatalog') as ServiceIdentifier<PetCatalog>,
   readiness: Symbol('readiness') as ServiceIdentifier<Readiness>,
   clock: Symbol('clock') as ServiceIdentifier<Clock>,
-  idempotencyStore: Symbol('idempotencyStore') as ServiceIdentifier<IdempotencyStore>,
   rateLimits: Symbol('rateLimits') as ServiceIdentifier<RateLimits>,
   logger: Symbol('logger') as ServiceIdentifier<Logger>,
   /** Undefined when METRICS=off. */
@@ -79,14 +76,14 @@ export function compose(config: AppConfig, runtime: Runtime): Container {
   };
   container.bind(TOKENS.metrics).toResolvedValue(metrics, [TOKENS.petRepository]);
   // What composing knows already (config, runtime) is passed as is; only ports and adapters are resolved.
-  const httpApp = (catalog: PetCatalog, readiness: Readiness, clock: Clock, store: IdempotencyStore, rateLimits: RateLimits, metrics?: HttpMetrics) =>
+  const httpApp = (catalog: PetCatalog, readiness: Readiness, clock: Clock, rateLimits: RateLimits, metrics?: HttpMetrics) =>
     createHttpApp({
       catalog,
       readiness,
       clock,
       rateLimits,
       metrics,
-      idempotency: { store, clock, ttlMs: config.idempotencyTtlMs },
+      idempotency: { clock, ttlMs: config.idempotencyTtlMs },
       servers: { ...config.servers, serving: config.appEnv },
       corsOrigins: config.corsOrigins,
       trustedProxies: config.trustedProxies ?? [],
@@ -98,7 +95,7 @@ export function compose(config: AppConfig, runtime: Runtime): Container {
     });
   container
     .bind(TOKENS.httpApp)
-    .toResolvedValue(httpApp, [TOKENS.petCatalog, TOKENS.readiness, TOKENS.clock, TOKENS.idempotencyStore, TOKENS.rateLimits, TOKENS.metrics]);
+    .toResolvedValue(httpApp, [TOKENS.petCatalog, TOKENS.readiness, TOKENS.clock, TOKENS.rateLimits, TOKENS.metrics]);
   const onMetricsError = (error: unknown) => runtime.logger.error({ err: error }, 'unexpected error on the metrics port');
   const metricsApp = (metrics?: HttpMetrics) =>
     metrics === undefined || config.metricsPort === undefined ? undefined : createMetricsApp(metrics, onMetricsError);
@@ -110,15 +107,13 @@ function bindStorage(container: Container, config: AppConfig, runtime: Runtime):
   switch (config.storage) {
     case 'memory': {
       container.bind(TOKENS.petRepository).toConstantValue(new InMemoryPetRepository());
-      const idempotencyStore = (clock: Clock) => new InMemoryIdempotencyStore(() => clock.now());
-      container.bind(TOKENS.idempotencyStore).toResolvedValue(idempotencyStore, [TOKENS.clock]);
       const rateLimits = (clock: Clock) => inMemoryRateLimits(rateLimitSettings(config), () => clock.now());
       container.bind(TOKENS.rateLimits).toResolvedValue(rateLimits, [TOKENS.clock]);
       return;
     }
     case 'mongodb': {
       if (runtime.mongo === undefined) throw new Error('STORAGE=mongodb needs a MongoDB connection made before composing');
-      const { MongoPetRepository, MongoIdempotencyStore, mongoRateLimits } = runtime.mongo.adapters;
+      const { MongoPetRepository, mongoRateLimits } = runtime.mongo.adapters;
       container.bind(TOKENS.mongo).toConstantValue(runtime.mongo.connection);
       container
         .bind(TOKENS.petRepository)
@@ -129,13 +124,7 @@ function bindStorage(container: Container, config: AppConfig, runtime: Runtime):
             ),
           [TOKENS.mongo, TOKENS.logger],
         );
-      // Shared by every instance on the database, so retries and quotas hold whichever instance answers.
-      container
-        .bind(TOKENS.idempotencyStore)
-        .toResolvedValue(
-          (mongo: MongoConnection, logger: Logger) => new MongoIdempotencyStore(mongo, storageFailureLog(logger)),
-          [TOKENS.mongo, TOKENS.logger],
-        );
+      // Shared by every instance on the database, so quotas hold whichever instance answers.
       container
         .bind(TOKENS.rateLimits)
         .toResolvedValue(

@@ -104,7 +104,6 @@ async function listenAll(config: AppConfig, { keys, logger, mongo, tracing, cloc
       ? undefined
       : await listenHttp(metricsApp.callback(), config, config.metricsPort, answerClientError);
   const { perKey, authFailures } = container.get(TOKENS.rateLimits);
-  const idempotencyStore = container.get(TOKENS.idempotencyStore);
   return {
     server,
     url: urlOf(server, config.host),
@@ -124,7 +123,7 @@ async function listenAll(config: AppConfig, { keys, logger, mongo, tracing, cloc
       });
       // No request uses them any more; their last writes need storage, so storage closes last.
       try {
-        await Promise.all([perKey?.close(), authFailures?.close(), idempotencyStore.close()]);
+        await Promise.all([perKey?.close(), authFailures?.close()]);
       } finally {
         await mongo?.connection.close();
       }

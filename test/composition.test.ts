@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { InMemoryIdempotencyStore } from '../src/adapters/memory/in-memory-idempotency-store.js';
 import { InMemoryRateLimiter } from '../src/adapters/memory/in-memory-rate-limiter.js';
 import { ConfigError } from '../src/config.js';
 import { loadConfig } from '../src/load-config.js';
@@ -43,7 +42,7 @@ describe('the composition root', () => {
 });
 
 describe('stopping the composed service', () => {
-  it('stops the background work of both rate limits and the idempotency store, once HTTP has stopped', async () => {
+  it('stops the background work of both rate limits, once HTTP has stopped', async () => {
     const running = await startService(loadConfig({ PORT: '0', HOST: '127.0.0.1', ...NO_GRACE }));
     const closed: string[] = [];
     const observe = (prototype: { close(): Promise<void> }, name: string) => {
@@ -54,14 +53,12 @@ describe('stopping the composed service', () => {
       });
     };
     observe(InMemoryRateLimiter.prototype, 'rate limiter');
-    observe(InMemoryIdempotencyStore.prototype, 'idempotency store');
     try {
       expect(await running.stop()).toMatchObject({ forced: false });
     } finally {
       vi.restoreAllMocks();
     }
     expect(closed.sort()).toEqual([
-      'idempotency store (listening: false)',
       'rate limiter (listening: false)',
       'rate limiter (listening: false)',
     ]);

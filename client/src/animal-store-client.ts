@@ -2,7 +2,7 @@ import { OPERATIONS, type ListPetsParams, type NewPet, type Pet, type PetStatus 
 import { stringifyExactJson } from './exact-json.js';
 import { exchange, type Answer, type FetchLike } from './exchange.js';
 import { nextLinkTarget } from './next-link.js';
-import { errorCodeOf, errorFrom, expectBody, toPet, type CallContext } from './read-answer.js';
+import { errorFrom, expectBody, toPet, type CallContext } from './read-answer.js';
 import { resolveRetryPolicy, type RetryOptions, type RetryPolicy } from './retry-policy.js';
 
 export { AnimalStoreError, type AnimalStoreErrorCode } from './animal-store-error.js';
@@ -17,7 +17,7 @@ export interface AnimalStoreClientOptions {
   readonly apiKey?: string;
   /** Replaces the global fetch (a proxy agent, instrumentation, another runtime). */
   readonly fetch?: FetchLike;
-  /** Retries of network failures and 503 (every call) and of 409 in progress (createPet). */
+  /** Retries of network failures and 503 (every call; createPet with the same Idempotency-Key). */
   readonly retry?: RetryOptions;
   /** Longest one attempt may take, the response body included; then it counts as a network failure. Default 10000 ms. */
   readonly timeoutMs?: number;
@@ -42,9 +42,8 @@ export interface PetPage {
   readonly nextUrl: string | undefined;
 }
 
-const isRetryableRead = (answer: Answer) => answer.kind === 'network' || answer.status === 503;
-const isRetryableCreate = (answer: Answer) =>
-  isRetryableRead(answer) || (answer.kind === 'response' && answer.status === 409 && errorCodeOf(answer) === 'idempotency_key_in_use');
+// A create too: each attempt carries the same Idempotency-Key, so a retry answers the pet an earlier one stored.
+const isRetryable = (answer: Answer) => answer.kind === 'network' || answer.status === 503;
 
 /** A client of the Animal Store Service v1. Exact int64 (bigint), safe create retries, pagination. */
 export class AnimalStoreClient {
@@ -98,7 +97,7 @@ export class AnimalStoreClient {
     const headers = this.#headers({ 'Content-Type': 'application/json', 'Idempotency-Key': idempotencyKey });
     const body = stringifyExactJson({ name: newPet.name, categoryId: newPet.categoryId, status: newPet.status });
     const url = `${this.#base}${OPERATIONS.createPet.path}`;
-    const { answer, attempts } = await this.#send({ url, method: 'POST', headers, body, retryable: isRetryableCreate, signal: options.signal });
+    const { answer, attempts } = await this.#send({ url, method: 'POST', headers, body, retryable: isRetryable, signal: options.signal });
     const context = { call: `POST ${new URL(url).pathname}`, attempts, idempotencyKey };
     return this.#pet(answer, expectBody(answer, 201, context), context);
   }
@@ -111,13 +110,13 @@ export class AnimalStoreClient {
    */
   async getPet(id: bigint, options: CallOptions = {}): Promise<Pet> {
     const url = `${this.#base}${OPERATIONS.getPet.path.replace('{petId}', BigInt(id).toString())}`;
-    const { answer, attempts } = await this.#send({ url, method: 'GET', headers: this.#headers(), retryable: isRetryableRead, signal: options.signal });
+    const { answer, attempts } = await this.#send({ url, method: 'GET', headers: this.#headers(), retryable: isRetryable, signal: options.signal });
     const context = { call: `GET ${new URL(url).pathname}`, attempts };
     return this.#pet(answer, expectBody(answer, 200, context), context);
   }
 
   async #page(url: string, signal: AbortSignal | undefined): Promise<PetPage> {
-    const { answer, attempts } = await this.#send({ url, method: 'GET', headers: this.#headers(), retryable: isRetryableRead, signal });
+    const { answer, attempts } = await this.#send({ url, method: 'GET', headers: this.#headers(), retryable: isRetryable, signal });
     const context = { call: `GET ${new URL(url).pathname}`, attempts };
     const body = expectBody(answer, 200, context);
     const pets = Array.isArray(body) ? body.map(toPet) : [undefined];

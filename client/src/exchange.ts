@@ -17,7 +17,7 @@ export interface ExchangeRequest {
   readonly body?: string;
   readonly timeoutMs: number;
   readonly retry: RetryPolicy;
-  /** Whether an answer may be retried. Network failures and 503 are; createPet adds 409 in progress. */
+  /** Whether an answer may be retried: network failures and 503. */
   readonly retryable: (answer: Answer) => boolean;
   readonly signal?: AbortSignal | undefined;
 }

@@ -35,11 +35,6 @@ export function errorFrom(answer: Answer, context: CallContext, problem?: string
   return new AnimalStoreError({ ...common, code: 'unexpected_response', status: answer.status, message, retryAfterSeconds });
 }
 
-/** The Error body's code when the answer is one, for retry decisions. */
-export function errorCodeOf(answer: Answer): ErrorCode | undefined {
-  return answer.kind === 'response' ? errorBody(tryParse(answer.text))?.code : undefined;
-}
-
 /** A Pet, members whitelisted, or undefined when the value is not one. */
 export function toPet(value: unknown): Pet | undefined {
   if (typeof value !== 'object' || value === null) return undefined;

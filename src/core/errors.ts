@@ -12,6 +12,7 @@ export const DOMAIN_ERROR_CODES = [
   'invalid_api_key',
   'pet_not_found',
   'storage_unavailable',
+  'idempotency_key_reused',
 ] as const;
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
 
@@ -57,5 +58,13 @@ export class StorageUnavailable extends DomainError {
   /** `cause` keeps the adapter's own failure for logs; it is never shown to clients. */
   constructor(options?: { readonly cause?: unknown }) {
     super('Storage is temporarily unavailable. Retry later.', options);
+  }
+}
+
+/** The caller's idempotency key already names a create with other content, and has not expired. */
+export class IdempotencyKeyReused extends DomainError {
+  readonly code = 'idempotency_key_reused';
+  constructor() {
+    super('This Idempotency-Key was used with a different request body.');
   }
 }

@@ -1,5 +1,5 @@
 import type { ApiKeyId, ApiKeyVerifier } from '../ports/api-key-verifier.js';
-import type { PetRepository } from '../ports/pet-repository.js';
+import type { Added, IdempotentCreate, PetRepository } from '../ports/pet-repository.js';
 import { InvalidApiKey, ValidationFailed, MissingApiKey, PetNotFound } from './errors.js';
 import { PET_NAME_MAX_LENGTH, isInt64, isPetStatus, isValidPetName, type NewPet, type Pet, type PetId, type PetStatus } from './pet.js';
 
@@ -48,12 +48,12 @@ export class PetCatalog {
   }
 
   /**
-   * Adds a pet; the store assigns its id. With a `creationKey` (the caller's name for this request), a repeated
-   * call returns the pet the first one stored instead of adding another (PetRepository's AddOptions).
+   * Adds a pet; the store assigns its id. With `idempotency`, a repeated call returns the pet the first one
+   * stored (replayed) instead of adding another, or throws IdempotencyKeyReused (PetRepository's addOnce).
    */
-  async addPet(newPet: NewPet, creationKey?: string): Promise<Pet> {
+  async addPet(newPet: NewPet, idempotency?: IdempotentCreate): Promise<Added> {
     assertValidNewPet(newPet);
-    return this.pets.add(newPet, creationKey === undefined ? {} : { creationKey });
+    return idempotency === undefined ? { pet: await this.pets.add(newPet), replayed: false } : this.pets.addOnce(newPet, idempotency);
   }
 
   async getPet(id: PetId): Promise<Pet> {

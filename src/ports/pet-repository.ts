@@ -9,14 +9,22 @@ export interface PetListQuery {
   readonly afterId?: PetId;
 }
 
-export interface AddOptions {
-  /**
-   * Names the request that creates the pet (HTTP: the scoped, hashed Idempotency-Key and body). A second add
-   * with the same creation key stores nothing and returns the pet the first one stored, even when the first
-   * add failed for its caller after the pet was stored (a lost or late answer). Kept as long as the pet; never
-   * part of the Pet.
-   */
-  readonly creationKey?: string;
+/** Names one create so that repeating it stores nothing more (HTTP: an Idempotency-Key). Never part of the Pet. */
+export interface IdempotentCreate {
+  /** The caller's key for the create (HTTP: the API key id, operation and Idempotency-Key, hashed). */
+  readonly key: string;
+  /** What was asked (HTTP: SHA-256 of the canonical body); the same key with another fingerprint is another request. */
+  readonly fingerprint: string;
+  /** Epoch ms until which the key refuses another fingerprint (IDEMPOTENCY_TTL_MS after its first use). */
+  readonly expiresAt: number;
+  /** The current time, epoch ms (from the Clock port, so expiry is testable). */
+  readonly now: number;
+}
+
+/** What addOnce did: stored `pet`, or (`replayed`) found it stored by an earlier add with the same key and fingerprint. */
+export interface Added {
+  readonly pet: Pet;
+  readonly replayed: boolean;
 }
 
 /**
@@ -24,11 +32,16 @@ export interface AddOptions {
  * Failures to reach the store surface as the core's StorageUnavailable, never as a driver error.
  */
 export interface PetRepository {
+  /** Stores the pet under a new id, greater than any id this store has handed out before, and returns it. */
+  add(pet: NewPet): Promise<Pet>;
   /**
-   * Stores the pet under a new id, greater than any id this store has handed out before, and returns it;
-   * with a creation key already used, returns the pet stored under that key instead (see AddOptions).
+   * As add, with the key stored with the pet in the same write; a later addOnce with that key stores nothing:
+   * with the same fingerprint it returns the pet the key names (replayed), whenever it comes, even when the
+   * first call failed for its caller after the pet was stored; with another fingerprint it throws
+   * IdempotencyKeyReused until the key's `expiresAt`, after which the key is taken from that pet and this call
+   * stores anew. Concurrent calls with one key store one pet and all return it.
    */
-  add(pet: NewPet, options?: AddOptions): Promise<Pet>;
+  addOnce(pet: NewPet, idempotency: IdempotentCreate): Promise<Added>;
   /** The pet with this id, or undefined when there is none. */
   findById(id: PetId): Promise<Pet | undefined>;
   /** Pets matching the query in ascending id order. */

@@ -145,7 +145,7 @@ describe('indexes when several instances start at once', () => {
       await Promise.all(connections.map((connection) => connection.db()));
       const client = await rawClient(settings);
       try {
-        for (const collection of ['pets', 'idempotency_keys', 'rate_limit_windows']) {
+        for (const collection of ['pets', 'rate_limit_windows']) {
           const names = (await client.db(settings.db).collection(collection).indexes()).map((index) => index.name);
           expect(names.length).toBeGreaterThan(1);
           expect(new Set(names).size).toBe(names.length);

@@ -77,18 +77,21 @@ describe('MongoPetRepository, storage details', () => {
     expect(indexes.filter((index) => index.name === 'status_1__id_1')).toHaveLength(1);
   });
 
-  it('keeps creation keys in a unique index over only the pets that have one', async () => {
-    const index = (await raw().collection('pets').indexes()).find((each) => each.name === 'creationKey_1');
-    expect(index).toMatchObject({ key: { creationKey: 1 }, unique: true, partialFilterExpression: { creationKey: { $exists: true } } });
+  it('keeps idempotency keys in a unique index over only the pets that have one', async () => {
+    const index = (await raw().collection('pets').indexes()).find((each) => each.name === 'idempotencyKey_1');
+    expect(index).toMatchObject({ key: { idempotencyKey: 1 }, unique: true, partialFilterExpression: { idempotencyKey: { $exists: true } } });
   });
 
-  it('stores the creation key on the pet document, and a used key is no id collision', async () => {
+  it('stores the idempotency key with the pet in one document, and a used key is no id collision', async () => {
     const taken: bigint[] = [];
     const repository = new MongoPetRepository(store.connection, undefined, (id) => taken.push(id));
-    const pet = await repository.add({ name: 'keyed', categoryId: 6n }, { creationKey: 'details-key' });
-    expect(await repository.add({ name: 'keyed', categoryId: 6n }, { creationKey: 'details-key' })).toEqual(pet);
-    const documents = await raw().collection<{ _id: bigint }>('pets').find({ creationKey: 'details-key' }).toArray();
-    expect(documents).toEqual([{ _id: pet.id, name: 'keyed', categoryId: 6n, creationKey: 'details-key' }]);
+    const request = { key: 'details-key', fingerprint: 'f', now: Date.UTC(2026, 0, 1), expiresAt: Date.UTC(2026, 0, 2) };
+    const { pet } = await repository.addOnce({ name: 'keyed', categoryId: 6n }, request);
+    expect(await repository.addOnce({ name: 'keyed', categoryId: 6n }, request)).toEqual({ pet, replayed: true });
+    const documents = await raw().collection<{ _id: bigint }>('pets').find({ idempotencyKey: 'details-key' }).toArray();
+    expect(documents).toEqual([
+      { _id: pet.id, name: 'keyed', categoryId: 6n, idempotencyKey: 'details-key', idempotencyFingerprint: 'f', idempotencyExpiresAt: new Date(request.expiresAt) },
+    ]);
     expect(taken).toEqual([]);
   });
 
@@ -202,3 +205,31 @@ function planStages(explained: Document): string[] {
   walk((explained.queryPlanner as Document | undefined)?.winningPlan);
   return stages;
 }
+
+describe('MongoPetRepository on a database the previous release made', () => {
+  it('starts next to its creationKey_1 index and idempotency_keys records, and keys creates on the pet document', async () => {
+    const settings = freshMongoSettings('previous-release');
+    const client = await rawClient(settings);
+    const store = openTestStore(settings);
+    try {
+      const old = client.db(settings.db);
+      await old.collection('pets').createIndex(
+        { creationKey: 1 },
+        { name: 'creationKey_1', unique: true, partialFilterExpression: { creationKey: { $exists: true } } },
+      );
+      await old.collection('pets').insertOne({ _id: 1n as never, name: 'old', categoryId: 1n, creationKey: 'old-key' });
+      await old.collection('counters').insertOne({ _id: 'pets' as never, seq: 1n });
+      await old.collection('idempotency_keys').insertOne({ _id: 'scoped' as never, claimId: 'c', fingerprint: 'f', state: 'in_progress' });
+      const request = { key: 'scoped', fingerprint: 'f', now: Date.UTC(2026, 0, 1), expiresAt: Date.UTC(2026, 0, 2) };
+      const first = await store.repository.addOnce({ name: 'new', categoryId: 2n }, request);
+      expect(first).toEqual({ pet: { id: 2n, name: 'new', categoryId: 2n }, replayed: false });
+      expect(await store.repository.addOnce({ name: 'new', categoryId: 2n }, request)).toEqual({ pet: first.pet, replayed: true });
+      const names = (await old.collection('pets').indexes()).map((index) => index.name);
+      expect(names).toEqual(expect.arrayContaining(['creationKey_1', 'idempotencyKey_1']));
+      expect(await store.repository.list({ limit: 10 })).toEqual([{ id: 1n, name: 'old', categoryId: 1n }, first.pet]);
+    } finally {
+      await client.close();
+      await store.close();
+    }
+  });
+});

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { IdempotencyKeyReused } from '../../src/core/errors.js';
 import { INT64_MAX, INT64_MIN, type NewPet } from '../../src/core/pet.js';
 import type { PetRepository } from '../../src/ports/pet-repository.js';
 
@@ -125,35 +126,78 @@ export function petRepositoryContract(name: string, makeFresh: () => Promise<Rep
       expect(await repo.isReachable()).toBe(true);
     });
 
-    it('returns the pet the first add stored for a second add with the same creation key, storing nothing', async () => {
-      const first = await repo.add({ name: 'Once', categoryId: 1n, status: 'sold' }, { creationKey: 'k-1' });
-      const again = await repo.add({ name: 'Once', categoryId: 1n, status: 'sold' }, { creationKey: 'k-1' });
-      const otherPet = await repo.add({ name: 'Other', categoryId: 2n }, { creationKey: 'k-1' });
-      expect(again).toEqual(first);
-      expect(otherPet).toEqual(first);
+    const T0 = Date.UTC(2026, 0, 1);
+    const TTL = 60_000;
+    /** An idempotent create made at `now` with the given key and fingerprint. */
+    const once = (key: string, fingerprint: string, now = T0) => ({ key, fingerprint, now, expiresAt: now + TTL });
+
+    it('replays the pet the first addOnce stored for the same key and fingerprint, storing nothing, at any age', async () => {
+      const first = await repo.addOnce({ name: 'Once', categoryId: 1n, status: 'sold' }, once('k-1', 'f-1'));
+      const again = await repo.addOnce({ name: 'Once', categoryId: 1n, status: 'sold' }, once('k-1', 'f-1', T0 + 1000));
+      const muchLater = await repo.addOnce({ name: 'Once', categoryId: 1n, status: 'sold' }, once('k-1', 'f-1', T0 + 10 * TTL));
+      expect(first).toEqual({ pet: { id: first.pet.id, name: 'Once', categoryId: 1n, status: 'sold' }, replayed: false });
+      expect(again).toEqual({ pet: first.pet, replayed: true });
+      expect(muchLater).toEqual({ pet: first.pet, replayed: true });
       expect(await repo.count()).toBe(1);
-      expect(await repo.list({ limit: 10 })).toEqual([first]);
+      expect(await repo.list({ limit: 10 })).toEqual([first.pet]);
     });
 
-    it('stores one pet per creation key, and a new pet for every add without one', async () => {
-      const keyed = [await repo.add({ name: 'a', categoryId: 1n }, { creationKey: 'k-a' }), await repo.add({ name: 'a', categoryId: 1n }, { creationKey: 'k-b' })];
-      const unkeyed = [await repo.add({ name: 'a', categoryId: 1n }), await repo.add({ name: 'a', categoryId: 1n }, {})];
-      expect(new Set([...keyed, ...unkeyed].map((pet) => pet.id)).size).toBe(4);
+    it('refuses the key with another fingerprint until it expires (IdempotencyKeyReused), storing nothing', async () => {
+      const first = await repo.addOnce({ name: 'One', categoryId: 1n }, once('k-2', 'f-one'));
+      for (const now of [T0, T0 + TTL - 1]) {
+        const reused = repo.addOnce({ name: 'Two', categoryId: 1n }, once('k-2', 'f-two', now));
+        await expect(reused).rejects.toBeInstanceOf(IdempotencyKeyReused);
+        await expect(reused).rejects.toMatchObject({ code: 'idempotency_key_reused' });
+      }
+      expect(await repo.list({ limit: 10 })).toEqual([first.pet]);
+    });
+
+    it('binds an expired key to a new pet for another fingerprint; the key then names that pet', async () => {
+      const old = await repo.addOnce({ name: 'Old', categoryId: 1n }, once('k-3', 'f-old'));
+      const rebound = await repo.addOnce({ name: 'New', categoryId: 2n }, once('k-3', 'f-new', T0 + TTL));
+      expect(rebound.replayed).toBe(false);
+      expect(rebound.pet).toEqual({ id: rebound.pet.id, name: 'New', categoryId: 2n });
+      expect(rebound.pet.id > old.pet.id).toBe(true);
+      expect(await repo.addOnce({ name: 'New', categoryId: 2n }, once('k-3', 'f-new', T0 + TTL + 1))).toEqual({ pet: rebound.pet, replayed: true });
+      await expect(repo.addOnce({ name: 'Old', categoryId: 1n }, once('k-3', 'f-old', T0 + TTL + 1))).rejects.toBeInstanceOf(IdempotencyKeyReused);
+      // The old pet stays, without the key.
+      expect(await repo.list({ limit: 10 })).toEqual([old.pet, rebound.pet]);
+    });
+
+    it('stores one pet per key, and a new pet for every add', async () => {
+      const keyed = [await repo.addOnce({ name: 'a', categoryId: 1n }, once('k-a', 'f')), await repo.addOnce({ name: 'a', categoryId: 1n }, once('k-b', 'f'))];
+      const unkeyed = [await repo.add({ name: 'a', categoryId: 1n }), await repo.add({ name: 'a', categoryId: 1n })];
+      expect(new Set([...keyed.map((added) => added.pet), ...unkeyed].map((pet) => pet.id)).size).toBe(4);
       expect(await repo.count()).toBe(4);
-      expect(await repo.add({ name: 'a', categoryId: 1n }, { creationKey: 'k-b' })).toEqual(keyed[1]);
+      expect(await repo.addOnce({ name: 'a', categoryId: 1n }, once('k-b', 'f'))).toEqual({ pet: keyed[1]!.pet, replayed: true });
     });
 
-    it('stores one pet for concurrent adds with one creation key, and answers it to each', async () => {
+    it('stores one pet for concurrent addOnce calls with one key, and answers it to each', async () => {
       const added = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => repo.add({ name: `r${i}`, categoryId: 1n }, { creationKey: 'race' })),
+        Array.from({ length: 20 }, () => repo.addOnce({ name: 'race', categoryId: 1n }, once('race', 'f-race'))),
       );
-      expect(new Set(added.map((pet) => pet.id)).size).toBe(1);
-      expect(added.every((pet) => pet.name === added[0]!.name)).toBe(true);
+      expect(new Set(added.map(({ pet }) => pet.id)).size).toBe(1);
+      expect(added.filter(({ replayed }) => !replayed).length).toBe(1);
       expect(await repo.count()).toBe(1);
     });
 
-    it('keeps the creation key out of the pet', async () => {
-      const pet = await repo.add({ name: 'k', categoryId: 1n }, { creationKey: 'hidden' });
+    it('stores one pet for concurrent rebindings of one expired key, and refuses the other fingerprints', async () => {
+      await repo.addOnce({ name: 'Old', categoryId: 1n }, once('k-4', 'f-old'));
+      const later = T0 + 2 * TTL;
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 10 }, (_, i) => repo.addOnce({ name: `n${i % 2}`, categoryId: 1n }, once('k-4', `f-${i % 2}`, later))),
+      );
+      const added = outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
+      const refused = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason as unknown] : []));
+      expect(new Set(added.map(({ pet }) => pet.id)).size).toBe(1);
+      expect(added.filter(({ replayed }) => !replayed).length).toBe(1);
+      expect(refused.every((reason) => reason instanceof IdempotencyKeyReused)).toBe(true);
+      expect(added.length + refused.length).toBe(10);
+      expect(await repo.count()).toBe(2);
+    });
+
+    it('keeps the idempotency key out of the pet', async () => {
+      const { pet } = await repo.addOnce({ name: 'k', categoryId: 1n }, once('hidden', 'f'));
       expect(Object.keys(pet).sort()).toEqual(['categoryId', 'id', 'name']);
       expect(Object.keys((await repo.findById(pet.id))!).sort()).toEqual(['categoryId', 'id', 'name']);
       expect(Object.keys((await repo.list({ limit: 1 }))[0]!).sort()).toEqual(['categoryId', 'id', 'name']);

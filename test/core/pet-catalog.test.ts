@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { HashedApiKeyVerifier } from '../../src/adapters/keys/hashed-api-key-verifier.js';
 import { InMemoryPetRepository } from '../../src/adapters/memory/in-memory-pet-repository.js';
-import { InvalidApiKey, MissingApiKey, PetNotFound, ValidationFailed } from '../../src/core/errors.js';
+import { IdempotencyKeyReused, InvalidApiKey, MissingApiKey, PetNotFound, ValidationFailed } from '../../src/core/errors.js';
 import { PetCatalog } from '../../src/core/pet-catalog.js';
 import { INT64_MAX, type NewPet } from '../../src/core/pet.js';
 
@@ -33,17 +33,19 @@ describe('PetCatalog', () => {
     it('stores the pet under a new ascending id', async () => {
       const first = await catalog.addPet({ name: 'Rex', categoryId: 1n, status: 'available' });
       const second = await catalog.addPet({ name: 'Tom', categoryId: INT64_MAX });
-      expect(first).toEqual({ id: first.id, name: 'Rex', categoryId: 1n, status: 'available' });
-      expect(second.id > first.id).toBe(true);
-      expect(await catalog.getPet(second.id)).toEqual({ id: second.id, name: 'Tom', categoryId: INT64_MAX });
+      expect(first).toEqual({ pet: { id: first.pet.id, name: 'Rex', categoryId: 1n, status: 'available' }, replayed: false });
+      expect(second.pet.id > first.pet.id).toBe(true);
+      expect(await catalog.getPet(second.pet.id)).toEqual({ id: second.pet.id, name: 'Tom', categoryId: INT64_MAX });
     });
 
-    it('returns the pet a creation key already made instead of adding another', async () => {
-      const first = await catalog.addPet({ name: 'Once', categoryId: 1n }, 'request-1');
-      expect(await catalog.addPet({ name: 'Once', categoryId: 1n }, 'request-1')).toEqual(first);
-      const other = await catalog.addPet({ name: 'Once', categoryId: 1n }, 'request-2');
-      expect(other.id > first.id).toBe(true);
-      expect((await catalog.listPets({ limit: 100 })).pets).toEqual([first, other]);
+    it('replays the pet an idempotency key already made, and refuses the key for another request', async () => {
+      const request = (key: string, fingerprint: string) => ({ key, fingerprint, now: 0, expiresAt: 1000 });
+      const first = await catalog.addPet({ name: 'Once', categoryId: 1n }, request('request-1', 'a'));
+      expect(await catalog.addPet({ name: 'Once', categoryId: 1n }, request('request-1', 'a'))).toEqual({ pet: first.pet, replayed: true });
+      await expect(catalog.addPet({ name: 'Twice', categoryId: 1n }, request('request-1', 'b'))).rejects.toThrowError(IdempotencyKeyReused);
+      const other = await catalog.addPet({ name: 'Once', categoryId: 1n }, request('request-2', 'a'));
+      expect(other.pet.id > first.pet.id).toBe(true);
+      expect((await catalog.listPets({ limit: 100 })).pets).toEqual([first.pet, other.pet]);
     });
 
     it.each([

@@ -19,6 +19,7 @@ const DOMAIN_ERROR_STATUS = {
   invalid_api_key: 401,
   pet_not_found: 404,
   storage_unavailable: 503,
+  idempotency_key_reused: 422,
 } as const satisfies Record<DomainErrorCode, number>;
 
 function domainErrorHeaders(error: DomainError): Record<string, string> {

@@ -35,7 +35,7 @@ export const HEADERS: Json = {
   Accept: text('The media types the operation accepts.', 'application/json'),
   Location: text('Path of the created animal.', '/v1/pets/1'),
   Link: text('RFC 8288 links: rel="next" on lists when more animals match.', NEXT_LINK_EXAMPLE),
-  IdempotentReplayed: text('Present (value `true`) when this is the stored response of an earlier request with the same Idempotency-Key.', 'true'),
+  IdempotentReplayed: text('Present (value `true`) when the animal was created by an earlier request with the same Idempotency-Key and body.', 'true'),
   Deprecation: text('RFC 9745 structured date of the deprecation.', GET_PET_DEPRECATION_HEADERS.Deprecation!),
   Sunset: text('RFC 8594 removal date.', GET_PET_DEPRECATION_HEADERS.Sunset!),
   GetPetLink: text('Successor of this deprecated operation (rel="successor-version").', GET_PET_DEPRECATION_HEADERS.Link!),

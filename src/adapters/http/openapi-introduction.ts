@@ -33,9 +33,9 @@ animals are being added. Treat the cursor as opaque.
 
 ### Retrying a create
 Send an \`Idempotency-Key\` (a UUID, say) with \`POST /pets\` and reuse it when you retry after a timeout, a lost
-connection or a 503: the service creates the animal once and replays the first answer (\`Idempotent-Replayed: true\`)
-for a day by default. The same key with another body is 422; a retry while the first request still runs is 409 (retry
-after \`Retry-After\`). Without a key, retrying a create can create the animal twice.
+connection or a 503: the service creates the animal once and answers every retry with it (\`Idempotent-Replayed:
+true\`). The same key with another body is 422 for a day by default. Without a key, retrying a create can create the
+animal twice.
 
 ### Errors
 Every error is JSON \`{"code", "message", "status"}\`; \`status\` equals the HTTP status and \`code\` is stable

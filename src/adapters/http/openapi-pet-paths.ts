@@ -29,10 +29,10 @@ const IDEMPOTENCY_KEY = {
   'x-stability': 'beta',
   description:
     'Makes retries safe (draft-ietf-httpapi-idempotency-key-header): 1 to 255 printable ASCII characters, ' +
-    'bare or as a quoted sf-string, scoped to your API key. The first completed response is replayed for 24 h ' +
-    '(IDEMPOTENCY_TTL_MS) to retries with the same body; another body is 422, a retry while the first is ' +
-    'still running is 409. Failed requests are not stored; a retry after one answers the animal it stored, if it ' +
-    'did (exactly once per key and body). Added beyond v1.0.0.',
+    'bare or as a quoted sf-string, scoped to your API key. A retry with the same body answers the animal the ' +
+    'first request created (201, same Location and body, `Idempotent-Replayed: true`), also when that request ' +
+    'failed or was still running, and creates nothing. Another body is 422 for 24 h (IDEMPOTENCY_TTL_MS); after ' +
+    'that the key is free for another body. Added beyond v1.0.0.',
   schema: { type: 'string', minLength: 1, maxLength: 257 },
   example: PARAMETER_EXAMPLES['Idempotency-Key'],
 };

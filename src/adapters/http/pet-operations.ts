@@ -63,11 +63,6 @@ export const PET_OPERATIONS = {
     },
     errors: {
       400: 'BadRequest',
-      409: {
-        code: 'idempotency_key_in_use',
-        description: 'A request with this Idempotency-Key is still in progress (`idempotency_key_in_use`).',
-        headers: { 'Retry-After': 'RetryAfter' },
-      },
       413: 'PayloadTooLarge',
       415: 'UnsupportedMediaType',
       422: { code: 'idempotency_key_reused', description: 'This Idempotency-Key was used with a different body (`idempotency_key_reused`).' },

@@ -4,7 +4,7 @@ import { newPetOf, type PetId, type PetStatus } from '../../core/pet.js';
 import type { Clock } from '../../ports/clock.js';
 import { ApiError } from './api-error.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
-import { runIdempotently, type IdempotencySettings } from './idempotency.js';
+import { idempotentCreateOf, type IdempotencySettings } from './idempotency.js';
 import { GET_PET_SUCCESSOR, GET_PET_SUNSET_AT } from './deprecation.js';
 import { newPetJson, petJson, petsJson } from './json.js';
 import { PET_OPERATIONS, routerPath } from './pet-operations.js';
@@ -32,14 +32,11 @@ export function addPetRoutes(router: Router, catalog: PetCatalog, clock: Clock, 
   router.post(createPet.operationId, routerPath(createPet), async (ctx) => {
     const json = await readJsonBody(ctx);
     const newPet = newPetOf(validate(NewPetSchema, json, 'body'));
-    const { response, replayed } = await runIdempotently(ctx, idempotency, json, async (creationKey) => {
-      const pet = await catalog.addPet(newPet, creationKey);
-      return { status: 201, location: `/v1/pets/${pet.id}`, body: newPetJson(pet) };
-    });
-    const headers: Record<string, string> = {};
-    if (response.location !== undefined) headers.Location = response.location;
+    const { pet, replayed } = await catalog.addPet(newPet, idempotentCreateOf(ctx, idempotency, json));
+    // A replay answers what the first request did, marked as a replay.
+    const headers: Record<string, string> = { Location: `/v1/pets/${pet.id}` };
     if (replayed) headers['Idempotent-Replayed'] = 'true';
-    sendJson(ctx, response.status, response.body, headers);
+    sendJson(ctx, 201, newPetJson(pet), headers);
   });
 
   router.get(getPet.operationId, routerPath(getPet), async (ctx) => {

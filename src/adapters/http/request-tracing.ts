@@ -3,6 +3,7 @@ import { SpanStatusCode, trace } from '@opentelemetry/api';
 import { DomainError } from '../../core/errors.js';
 import type { NewPet, Pet, PetId } from '../../core/pet.js';
 import { PetCatalog, type ListPetsRequest, type PetPage } from '../../core/pet-catalog.js';
+import type { Added, IdempotentCreate } from '../../ports/pet-repository.js';
 
 /*
  * What the service adds to the instrumentations' spans when tracing is on (start-service.ts loads this module
@@ -20,8 +21,8 @@ export class TracedPetCatalog extends PetCatalog {
     return inSpan('PetCatalog.listPets', () => super.listPets(request));
   }
 
-  override addPet(newPet: NewPet, creationKey?: string): Promise<Pet> {
-    return inSpan('PetCatalog.addPet', () => super.addPet(newPet, creationKey));
+  override addPet(newPet: NewPet, idempotency?: IdempotentCreate): Promise<Added> {
+    return inSpan('PetCatalog.addPet', () => super.addPet(newPet, idempotency));
   }
 
   override getPet(id: PetId): Promise<Pet> {

@@ -1,27 +1,30 @@
+import { IdempotencyKeyReused } from '../../core/errors.js';
 import { isInt64, petOf, type NewPet, type Pet, type PetId, type PetStatus } from '../../core/pet.js';
-import type { AddOptions, PetListQuery, PetRepository } from '../../ports/pet-repository.js';
+import type { Added, IdempotentCreate, PetListQuery, PetRepository } from '../../ports/pet-repository.js';
 
 /**
  * Pets in process memory. Ids are 1, 2, 3... in the order pets are added, so pet `id` sits in slot `id - 1` of
  * one array (a read is an index; a page without a filter starts at slot `afterId`), and each status has a list
  * in ascending id order, searched for the id to start after. Taking a pet out (a future delete) empties its slot
- * and splices it from its status list.
+ * and splices it from its status list. An idempotency key maps to the pet it made.
  */
 export class InMemoryPetRepository implements PetRepository {
   private readonly slots: (Pet | undefined)[] = [];
   private readonly byStatus = new Map<PetStatus, Pet[]>();
-  private readonly byCreationKey = new Map<string, Pet>();
+  private readonly byKey = new Map<string, { readonly pet: Pet; readonly fingerprint: string; readonly expiresAt: number }>();
 
-  async add(newPet: NewPet, { creationKey }: AddOptions = {}): Promise<Pet> {
-    const created = creationKey === undefined ? undefined : this.byCreationKey.get(creationKey);
-    if (created !== undefined) return created;
-    // As the MongoDB adapter: the core validates, this keeps a store from holding what no other store could.
-    if (!isInt64(newPet.categoryId)) throw new RangeError('categoryId is outside the int64 range');
-    const pet = petOf(BigInt(this.slots.length + 1), newPet);
-    this.slots.push(pet);
-    if (pet.status !== undefined) this.statusList(pet.status).push(pet);
-    if (creationKey !== undefined) this.byCreationKey.set(creationKey, pet);
-    return pet;
+  async add(newPet: NewPet): Promise<Pet> {
+    return this.store(newPet);
+  }
+
+  async addOnce(newPet: NewPet, { key, fingerprint, expiresAt, now }: IdempotentCreate): Promise<Added> {
+    const held = this.byKey.get(key);
+    if (held?.fingerprint === fingerprint) return { pet: held.pet, replayed: true };
+    if (held !== undefined && held.expiresAt > now) throw new IdempotencyKeyReused();
+    // No await from the look-up to here: concurrent calls with one key see each other's pet.
+    const pet = this.store(newPet);
+    this.byKey.set(key, { pet, fingerprint, expiresAt });
+    return { pet, replayed: false };
   }
 
   async findById(id: PetId): Promise<Pet | undefined> {
@@ -52,6 +55,15 @@ export class InMemoryPetRepository implements PetRepository {
 
   async isReachable(): Promise<boolean> {
     return true;
+  }
+
+  private store(newPet: NewPet): Pet {
+    // As the MongoDB adapter: the core validates, this keeps a store from holding what no other store could.
+    if (!isInt64(newPet.categoryId)) throw new RangeError('categoryId is outside the int64 range');
+    const pet = petOf(BigInt(this.slots.length + 1), newPet);
+    this.slots.push(pet);
+    if (pet.status !== undefined) this.statusList(pet.status).push(pet);
+    return pet;
   }
 
   private statusList(status: PetStatus): Pet[] {

@@ -105,15 +105,14 @@ export class MongoConnection {
 
   /**
    * Runs one adapter call: it waits its turn (Admission) for at most settings.timeoutMs, and is refused
-   * with MongoAdmissionRefused, having sent nothing, when its turn does not come; `admitted` skips the wait, for
-   * the follow-up of work admitted already (completing or releasing an idempotency claim). Once started, the call
+   * with MongoAdmissionRefused, having sent nothing, when its turn does not come. Once started, the call
    * is bounded end to end by settings.timeoutMs: connecting, server selection, every round trip and the driver's
    * own retry. The driver's whole-operation timeout (timeoutMS) is a no-op since 7.8, so the bound is ours. At the
    * deadline the call rejects with MongoDeadlineExceeded and `signal` aborts: reads hand it to the driver, which
    * then closes the hung socket and drops its retry. Writes take no signal; an abandoned write ends at
    * socketTimeoutMS (README, "Timeouts"), and keeps its admission slot until then.
    */
-  run<T>(operation: (db: Db, signal: AbortSignal) => Promise<T>, { admitted = false } = {}): Promise<T> {
+  run<T>(operation: (db: Db, signal: AbortSignal) => Promise<T>): Promise<T> {
     const { timeoutMs } = this.settings;
     return new Promise<T>((resolve, reject) => {
       const work = async () => {
@@ -131,7 +130,7 @@ export class MongoConnection {
           clearTimeout(timer);
         }
       };
-      (admitted ? work() : this.admission.run(work)).catch(reject);
+      this.admission.run(work).catch(reject);
     });
   }
 

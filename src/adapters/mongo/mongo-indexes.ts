@@ -1,9 +1,8 @@
 import type { Db } from 'mongodb';
-import { createIdempotencyIndexes } from './mongo-idempotency-store.js';
 import { createPetIndexes } from './mongo-pet-repository.js';
 import { createRateLimitIndexes } from './mongo-rate-limiter.js';
 
 /** Every store's indexes; idempotent, run on each (re)connection before the database is handed out. */
 export async function createIndexes(db: Db): Promise<void> {
-  await Promise.all([createPetIndexes(db), createIdempotencyIndexes(db), createRateLimitIndexes(db)]);
+  await Promise.all([createPetIndexes(db), createRateLimitIndexes(db)]);
 }

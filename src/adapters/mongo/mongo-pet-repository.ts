@@ -1,10 +1,10 @@
 import type { Collection, Db } from 'mongodb';
-import { StorageUnavailable } from '../../core/errors.js';
+import { IdempotencyKeyReused, StorageUnavailable } from '../../core/errors.js';
 import type { NewPet, Pet, PetId } from '../../core/pet.js';
-import type { AddOptions, PetListQuery, PetRepository } from '../../ports/pet-repository.js';
+import type { Added, IdempotentCreate, PetListQuery, PetRepository } from '../../ports/pet-repository.js';
 import { collectionOf } from './collection-cache.js';
 import type { MongoConnection } from './connect-mongo.js';
-import { KnownPets, type PetDocument, toPet, toPetDocument } from './pet-document.js';
+import { IDEMPOTENCY_FIELDS, KnownPets, type PetDocument, toPet, toPetDocument } from './pet-document.js';
 
 interface CounterDocument {
   readonly _id: string;
@@ -15,22 +15,24 @@ const PETS = 'pets';
 const COUNTERS = 'counters';
 const PET_IDS = 'pets';
 const DUPLICATE_KEY = 11000;
-const CREATION_KEY_INDEX = 'creationKey_1';
+const IDEMPOTENCY_KEY_INDEX = 'idempotencyKey_1';
 // Each attempt takes a fresh id; a collision needs another writer to have taken the same one.
 const MAX_ADD_ATTEMPTS = 25;
 const PING_TIMEOUT_MS = 1000;
 
 /**
  * Idempotent. Status-filtered pages walk the first index in id order; everything else uses `_id`'s own index.
- * The second makes a creation key name one pet; partial, so pets added without a key are not indexed at all.
+ * The second makes an idempotency key name one pet; partial, so pets added without a key are not indexed at all.
+ * The previous release's `creationKey_1` is left as it is: its instances may still be serving (a rolling deploy),
+ * and it indexes no pet this release stores.
  */
 export async function createPetIndexes(db: Db): Promise<void> {
   const collection = db.collection<PetDocument>(PETS);
   await Promise.all([
     collection.createIndex({ status: 1, _id: 1 }, { name: 'status_1__id_1' }),
     collection.createIndex(
-      { creationKey: 1 },
-      { name: CREATION_KEY_INDEX, unique: true, partialFilterExpression: { creationKey: { $exists: true } } },
+      { idempotencyKey: 1 },
+      { name: IDEMPOTENCY_KEY_INDEX, unique: true, partialFilterExpression: { idempotencyKey: { $exists: true } } },
     ),
   ]);
 }
@@ -38,10 +40,10 @@ export async function createPetIndexes(db: Db): Promise<void> {
 /**
  * Pets in MongoDB, one document per pet with the id as `_id` (BSON int64). Ids come from an atomic
  * counter document; the unique `_id` is the real guard, so a duplicate from a misbehaving counter
- * costs a retry with a fresh id, never a lost or overwritten pet. A creation key is stored on the pet's
+ * costs a retry with a fresh id, never a lost or overwritten pet. An idempotency key is stored on the pet's
  * own document under a unique index, so "this request's pet exists" and the pet are one write: no
- * transaction is needed (a standalone mongod has none), and an add whose answer was lost leaves a pet
- * that the next add with the same key finds.
+ * transaction is needed (a standalone mongod has none), a keyed add costs no more round trips than another,
+ * and an add whose answer was lost leaves a pet that the next add with the same key finds.
  */
 export class MongoPetRepository implements PetRepository {
   private readonly known = new KnownPets();
@@ -53,21 +55,37 @@ export class MongoPetRepository implements PetRepository {
     private readonly onIdTaken: (id: PetId) => void = () => {},
   ) {}
 
+  async add(newPet: NewPet): Promise<Pet> {
+    return (await this.insert(newPet)).pet;
+  }
+
+  async addOnce(newPet: NewPet, idempotency: IdempotentCreate): Promise<Added> {
+    return this.insert(newPet, idempotency);
+  }
+
   /**
-   * The counter round trip and the insert (and any retry) share one timeout. A new creation key costs no
-   * extra round trip; a used one costs the failed insert and one read of the pet it names.
+   * The counter round trip and the insert (and any retry) share one timeout. A new idempotency key costs no
+   * extra round trip; a used one costs the failed insert and one read of the pet it names (and, when that
+   * key has expired for another body, the update that takes it from that pet and the insert again).
    */
-  async add(newPet: NewPet, { creationKey }: AddOptions = {}): Promise<Pet> {
+  private async insert(newPet: NewPet, idempotency?: IdempotentCreate): Promise<Added> {
     // Checked before any round trip, so that an invalid pet is a RangeError here rather than a 503.
-    toPetDocument(0n, newPet, creationKey);
+    toPetDocument(0n, newPet, idempotency);
     return this.storage(async (db, signal) => {
+      let id = await nextPetId(db);
       for (let attempt = 1; attempt <= MAX_ADD_ATTEMPTS; attempt++) {
-        const document = toPetDocument(await nextPetId(db), newPet, creationKey);
+        const document = toPetDocument(id, newPet, idempotency);
         const outcome = await insertPet(db, document);
-        if (outcome === 'inserted') return this.known.remember(toPet(document));
-        if (outcome === 'key_used' && creationKey !== undefined) return petCreatedWith(db, creationKey, signal);
-        this.onIdTaken(document._id);
+        if (outcome === 'inserted') return { pet: this.known.remember(toPet(document)), replayed: false };
+        if (outcome === 'key_used' && idempotency !== undefined) {
+          // The id is still free (the insert wrote nothing); it is tried again once the key is.
+          const replay = await replayOrFreeKey(db, idempotency, signal);
+          if (replay !== undefined) return replay;
+          continue;
+        }
+        this.onIdTaken(id);
         await counterPastHighestId(db, signal);
+        id = await nextPetId(db);
       }
       throw new Error(`No free pet id after ${MAX_ADD_ATTEMPTS} attempts`);
     });
@@ -121,6 +139,7 @@ export class MongoPetRepository implements PetRepository {
     try {
       return await this.connection.run(operation);
     } catch (error) {
+      if (error instanceof IdempotencyKeyReused) throw error;
       this.onFailure(error);
       throw new StorageUnavailable({ cause: error });
     }
@@ -157,17 +176,25 @@ async function insertPet(db: Db, document: PetDocument): Promise<'inserted' | 'i
     await pets(db).insertOne(document);
     return 'inserted';
   } catch (error) {
-    if (isDuplicateCreationKey(error)) return 'key_used';
+    if (isDuplicateIdempotencyKey(error)) return 'key_used';
     if (isDuplicateKey(error)) return 'id_taken';
     throw error;
   }
 }
 
-async function petCreatedWith(db: Db, creationKey: string, signal: AbortSignal): Promise<Pet> {
-  const found = await pets(db).findOne({ creationKey: { $eq: creationKey } }, { signal });
-  // Pets are never deleted, so the pet that holds the key is still there.
-  if (found === null) throw new Error('The pet holding a used creation key was not found');
-  return toPet(found);
+/**
+ * For an add whose key another pet holds: that pet (replayed) when it was made from the same fingerprint, at any
+ * age; IdempotencyKeyReused while the key is live; else undefined once the key is free: the expired key taken
+ * from that pet, by this add or (the filter names the holder and its expiry) a concurrent one.
+ */
+async function replayOrFreeKey(db: Db, { key, fingerprint, now }: IdempotentCreate, signal: AbortSignal): Promise<Added | undefined> {
+  const holder = await pets(db).findOne({ idempotencyKey: { $eq: key } }, { signal });
+  if (holder === null) return undefined;
+  if (holder.idempotencyFingerprint === fingerprint) return { pet: toPet(holder), replayed: true };
+  if (holder.idempotencyExpiresAt === undefined || holder.idempotencyExpiresAt.getTime() > now) throw new IdempotencyKeyReused();
+  const expired = { _id: holder._id, idempotencyKey: { $eq: key }, idempotencyExpiresAt: { $lte: new Date(now) } };
+  await pets(db).updateOne(expired, { $unset: IDEMPOTENCY_FIELDS });
+  return undefined;
 }
 
 /** Moves the counter past the highest stored id, in case it lags behind (restored or imported data). */
@@ -182,9 +209,9 @@ function isDuplicateKey(error: unknown): boolean {
 }
 
 // mongod names the index in keyPattern and in the message; jongodb only in the message.
-function isDuplicateCreationKey(error: unknown): boolean {
+function isDuplicateIdempotencyKey(error: unknown): boolean {
   if (!isDuplicateKey(error)) return false;
   const { keyPattern, message } = error as { keyPattern?: unknown; message?: unknown };
-  if (typeof keyPattern === 'object' && keyPattern !== null) return 'creationKey' in keyPattern;
-  return typeof message === 'string' && message.includes(`index: ${CREATION_KEY_INDEX} dup key`);
+  if (typeof keyPattern === 'object' && keyPattern !== null) return 'idempotencyKey' in keyPattern;
+  return typeof message === 'string' && message.includes(`index: ${IDEMPOTENCY_KEY_INDEX} dup key`);
 }

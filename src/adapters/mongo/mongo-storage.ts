@@ -4,7 +4,6 @@
  * heap (20.7 → 14.9 MB after a full GC) that every major GC marked again.
  */
 export { connectMongo, invalidMongoUrl } from './connect-mongo.js';
-export { MongoIdempotencyStore } from './mongo-idempotency-store.js';
 export { createIndexes } from './mongo-indexes.js';
 export { MongoPetRepository } from './mongo-pet-repository.js';
 export { mongoRateLimits } from './mongo-rate-limiter.js';

@@ -1,4 +1,5 @@
 import { isInt64, isPetStatus, newPetOf, petOf, type NewPet, type Pet, type PetId, type PetStatus } from '../../core/pet.js';
+import type { IdempotentCreate } from '../../ports/pet-repository.js';
 
 /** A pet as stored: the id is `_id`, int64 fields are BSON 64-bit integers (bigint with useBigInt64). */
 export interface PetDocument {
@@ -6,16 +7,24 @@ export interface PetDocument {
   readonly name: string;
   readonly categoryId: bigint;
   readonly status?: PetStatus;
-  /** The request that created the pet (AddOptions in the port); unique where present, never read back into a Pet. */
-  readonly creationKey?: string;
+  /** The idempotency key of the create that made the pet (the port's IdempotentCreate); unique where present. */
+  readonly idempotencyKey?: string;
+  /** With the key: the fingerprint of that create and when the key stops refusing another one. */
+  readonly idempotencyFingerprint?: string;
+  readonly idempotencyExpiresAt?: Date;
 }
 
-/** Nothing but the NewPet members (and the creation key, when given) is stored. */
-export function toPetDocument(id: PetId, pet: NewPet, creationKey?: string): PetDocument {
+/** The fields that bind an idempotency key to a pet; never read back into a Pet. */
+export const IDEMPOTENCY_FIELDS = { idempotencyKey: '', idempotencyFingerprint: '', idempotencyExpiresAt: '' } as const;
+
+/** Nothing but the NewPet members (and the idempotency key, when given) is stored. */
+export function toPetDocument(id: PetId, pet: NewPet, idempotency?: IdempotentCreate): PetDocument {
   // BSON wraps an out-of-range bigint silently (2^63 becomes -2^63); the core validates, this makes sure.
   if (!isInt64(pet.categoryId)) throw new RangeError('categoryId is outside the int64 range');
   const document = { _id: id, ...newPetOf(pet) };
-  return creationKey === undefined ? document : { ...document, creationKey };
+  if (idempotency === undefined) return document;
+  const { key, fingerprint, expiresAt } = idempotency;
+  return { ...document, idempotencyKey: key, idempotencyFingerprint: fingerprint, idempotencyExpiresAt: new Date(expiresAt) };
 }
 
 /** The stored document as a Pet; no `_id` or BSON type leaves the adapter. */
