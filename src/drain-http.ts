@@ -9,7 +9,7 @@ export interface DrainSettings {
   /** Called when the grace is over and the listeners stop accepting. */
   readonly onGraceOver?: () => void;
   /** The response a connection is answering, if any (the app remembers it), so that it can close the connection after it. */
-  readonly inFlightResponse?: (socket: Socket) => ServerResponse | undefined;
+  readonly inFlightResponse: (socket: Socket) => ServerResponse | undefined;
 }
 
 /**
@@ -61,7 +61,6 @@ export function trackConnections(server: Server): void {
 // A response in flight when the drain began would otherwise leave its connection open for reuse until
 // the keep-alive timeout.
 function closeAfterCurrentResponse(server: Server, inFlightResponse: DrainSettings['inFlightResponse']): void {
-  if (inFlightResponse === undefined) return;
   for (const socket of openSockets.get(server) ?? []) {
     const response = inFlightResponse(socket);
     if (response !== undefined && !response.headersSent) response.setHeader('Connection', 'close');

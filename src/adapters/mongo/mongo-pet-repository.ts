@@ -60,7 +60,10 @@ export class MongoPetRepository implements PetRepository {
   }
 
   async addOnce(newPet: NewPet, idempotency: IdempotentCreate): Promise<Added> {
-    return this.insert(newPet, idempotency);
+    // Decided by what the store holds, so thrown outside storage(), where every failure is an outage.
+    const outcome = await this.insert(newPet, idempotency);
+    if (outcome === 'key_reused') throw new IdempotencyKeyReused();
+    return outcome;
   }
 
   /**
@@ -68,7 +71,9 @@ export class MongoPetRepository implements PetRepository {
    * extra round trip; a used one costs the failed insert and one read of the pet it names (and, when that
    * key has expired for another body, the update that takes it from that pet and the insert again).
    */
-  private async insert(newPet: NewPet, idempotency?: IdempotentCreate): Promise<Added> {
+  private insert(newPet: NewPet): Promise<Added>;
+  private insert(newPet: NewPet, idempotency: IdempotentCreate): Promise<Added | 'key_reused'>;
+  private async insert(newPet: NewPet, idempotency?: IdempotentCreate): Promise<Added | 'key_reused'> {
     // Checked before any round trip, so that an invalid pet is a RangeError here rather than a 503.
     toPetDocument(0n, newPet, idempotency);
     return this.storage(async (db, signal) => {
@@ -139,7 +144,6 @@ export class MongoPetRepository implements PetRepository {
     try {
       return await this.connection.run(operation);
     } catch (error) {
-      if (error instanceof IdempotencyKeyReused) throw error;
       this.onFailure(error);
       throw new StorageUnavailable({ cause: error });
     }
@@ -184,14 +188,18 @@ async function insertPet(db: Db, document: PetDocument): Promise<'inserted' | 'i
 
 /**
  * For an add whose key another pet holds: that pet (replayed) when it was made from the same fingerprint, at any
- * age; IdempotencyKeyReused while the key is live; else undefined once the key is free: the expired key taken
+ * age; 'key_reused' while the key is live; else undefined once the key is free: the expired key taken
  * from that pet, by this add or (the filter names the holder and its expiry) a concurrent one.
  */
-async function replayOrFreeKey(db: Db, { key, fingerprint, now }: IdempotentCreate, signal: AbortSignal): Promise<Added | undefined> {
+async function replayOrFreeKey(
+  db: Db,
+  { key, fingerprint, now }: IdempotentCreate,
+  signal: AbortSignal,
+): Promise<Added | 'key_reused' | undefined> {
   const holder = await pets(db).findOne({ idempotencyKey: { $eq: key } }, { signal });
   if (holder === null) return undefined;
   if (holder.idempotencyFingerprint === fingerprint) return { pet: toPet(holder), replayed: true };
-  if (holder.idempotencyExpiresAt === undefined || holder.idempotencyExpiresAt.getTime() > now) throw new IdempotencyKeyReused();
+  if (holder.idempotencyExpiresAt === undefined || holder.idempotencyExpiresAt.getTime() > now) return 'key_reused';
   const expired = { _id: holder._id, idempotencyKey: { $eq: key }, idempotencyExpiresAt: { $lte: new Date(now) } };
   await pets(db).updateOne(expired, { $unset: IDEMPOTENCY_FIELDS });
   return undefined;
