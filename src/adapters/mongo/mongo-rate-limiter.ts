@@ -103,17 +103,22 @@ export class MongoRateLimiter implements RateLimiter {
     const id = (key: string) => `${this.name}:${key}:${window}`;
     const expiresAt = new Date((window + 2) * this.windowMs);
     let work: Promise<Map<string, number>> | undefined;
+    let written = false;
     try {
-      const totals = await this.connection.run((db, signal) => (work = sendAndRead(db, signal, current, id, expiresAt)));
+      const totals = await this.connection.run(
+        (db, signal) => (work = sendAndRead(db, signal, current, id, expiresAt, () => (written = true))),
+      );
       for (const [key, count] of current) {
         count.shared = Math.max(count.shared + count.sending, totals.get(id(key)) ?? 0);
         count.sending = 0;
       }
     } catch {
-      // Unsent hits wait for the next exchange; meanwhile this instance counts on its own. Hits whose
-      // write landed after the timeout are sent again: a count errs upwards, never down.
+      // Unsent hits wait for the next exchange; meanwhile this instance counts on its own. Hits whose write
+      // was acknowledged (only the read failed) are counted as stored; those whose write landed unacknowledged
+      // are sent again: a count errs upwards, never down.
       for (const [, count] of current) {
-        count.pending += count.sending;
+        if (written) count.shared += count.sending;
+        else count.pending += count.sending;
         count.sending = 0;
       }
       if (work !== undefined) this.straggler = work.catch(() => undefined).finally(() => (this.straggler = undefined));
@@ -132,6 +137,7 @@ async function sendAndRead(
   current: readonly [string, Count][],
   id: (key: string) => string,
   expiresAt: Date,
+  onWritten: () => void,
 ): Promise<Map<string, number>> {
   const windows = collectionOf<WindowDocument>(db, WINDOWS);
   const increments: AnyBulkWriteOperation<WindowDocument>[] = current
@@ -140,6 +146,7 @@ async function sendAndRead(
       updateOne: { filter: { _id: id(key) }, update: { $inc: { count: count.sending }, $setOnInsert: { expiresAt } }, upsert: true },
     }));
   if (increments.length > 0) await windows.bulkWrite(increments, { ordered: false });
+  onWritten();
   const totals = new Map<string, number>();
   for (const document of await windows.find({ _id: { $in: current.map(([key]) => id(key)) } }, { signal }).toArray()) {
     totals.set(document._id, Number(document.count));
