@@ -116,18 +116,34 @@ export class MongoRateLimiter implements RateLimiter {
       // Unsent hits wait for the next exchange; meanwhile this instance counts on its own. Hits whose write
       // was acknowledged (only the read failed) are counted as stored; those whose write landed unacknowledged
       // are sent again: a count errs upwards, never down.
+      const unsent = written ? [] : current.map(([, count]) => [count, count.sending] as const);
       for (const [, count] of current) {
         if (written) count.shared += count.sending;
         else count.pending += count.sending;
         count.sending = 0;
       }
-      if (work !== undefined) this.straggler = work.catch(() => undefined).finally(() => (this.straggler = undefined));
+      if (work === undefined) return;
+      // The driver may still retry the abandoned write and land it (once the partition heals). No exchange
+      // sends while it is out, so if it lands, its hits are taken back from those waiting to be sent.
+      this.straggler = work
+        .catch(() => undefined)
+        .finally(() => {
+          if (written) for (const [count, hits] of unsent) moveToShared(count, hits);
+          this.straggler = undefined;
+        });
     }
   }
 
   private now(): number {
     return (this.options.now ?? Date.now)();
   }
+}
+
+/** `hits` waiting to be sent that reached the store after all. */
+function moveToShared(count: Count, hits: number): void {
+  const landed = Math.min(hits, count.pending);
+  count.pending -= landed;
+  count.shared += landed;
 }
 
 /** One bulk write of the increments and one read of the totals; the totals by window id. */
