@@ -155,6 +155,81 @@ describe('MongoPetRepository, storage details', () => {
     expect(await store.repository.findById(pet.id)).toBe(changed);
   });
 
+  it('sends the gets of one turn as one find, and answers each its own pet or none', async () => {
+    const [a, b] = [await store.repository.add({ name: 'A', categoryId: 1n }), await store.repository.add({ name: 'B', categoryId: 2n })];
+    const sent = commandsDuring(store);
+    const found = await Promise.all([a.id, b.id, a.id, 999_999_999n].map((id) => store.repository.findById(id)));
+    expect(found).toEqual([a, b, a, undefined]);
+    expect(sent()).toEqual(['find']);
+  });
+
+  it('sends the lists of one turn as one find per different query, each request its own page', async () => {
+    const sold = await store.repository.add({ name: 'Sold', categoryId: 3n, status: 'sold' });
+    const alone = await store.repository.list({ limit: 2 });
+    const sent = commandsDuring(store);
+    const [first, second, filtered] = await Promise.all([
+      store.repository.list({ limit: 2 }),
+      store.repository.list({ limit: 2 }),
+      store.repository.list({ limit: 5, status: 'sold', afterId: sold.id - 1n }),
+    ]);
+    expect(first).toEqual(alone);
+    expect(second).toEqual(alone);
+    expect(second).not.toBe(first);
+    expect(filtered).toEqual([sold]);
+    expect(sent()).toEqual(['find', 'find']);
+  });
+
+  it('starts a new batch for a read asked for once the last was sent: none joins a find already out, which could miss an earlier write', async () => {
+    const sent = commandsDuring(store);
+    const early = store.repository.list({ limit: 100 });
+    // The turn's batch goes out in setImmediate; this read comes after it, before its answer.
+    await new Promise((resolve) => setImmediate(resolve));
+    const late = store.repository.list({ limit: 100 });
+    expect(await late).toEqual(await early);
+    expect(sent()).toEqual(['find', 'find']);
+  });
+
+  it('sends the creates of one turn in two round trips, the counter and one insert, each its own pet and id', async () => {
+    const sent = commandsDuring(store);
+    const created = await Promise.all(['one', 'two', 'three'].map((name) => store.repository.add({ name, categoryId: 9n })));
+    expect(sent()).toEqual(['findAndModify', 'insert']);
+    expect(created.map(({ name }) => name)).toEqual(['one', 'two', 'three']);
+    expect(created.map(({ id }) => id - created[0]!.id)).toEqual([0n, 1n, 2n]);
+    for (const pet of created) expect(await store.repository.findById(pet.id)).toEqual(pet);
+  });
+
+  it('gathers the creates asked for while a batch is out into the next one, whichever turn they came in', async () => {
+    const sent = commandsDuring(store);
+    const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+    const first = store.repository.add({ name: 'out first', categoryId: 9n });
+    // The first batch goes out at the end of this turn; the next two come in two later turns, before its answer.
+    await nextTurn();
+    await nextTurn();
+    const second = store.repository.add({ name: 'second', categoryId: 9n });
+    await nextTurn();
+    const third = store.repository.add({ name: 'third', categoryId: 9n });
+    const created = await Promise.all([first, second, third]);
+    expect(sent()).toEqual(['findAndModify', 'insert', 'findAndModify', 'insert']);
+    expect(created[2]!.id - created[1]!.id).toBe(1n);
+  });
+
+  it('stores the other creates of a batch whose insert meets a used key, and replays that one', async () => {
+    const request = { key: 'batch-key', fingerprint: 'f', now: Date.UTC(2026, 0, 1), expiresAt: Date.UTC(2026, 0, 2) };
+    const { pet: first } = await store.repository.addOnce({ name: 'first', categoryId: 1n }, request);
+    const pets = raw().collection<{ _id: bigint }>('pets');
+    const stored = async () => Number(await pets.countDocuments());
+    const before = await stored();
+    const [beside1, replay, beside2] = await Promise.all([
+      store.repository.add({ name: 'beside 1', categoryId: 1n }),
+      store.repository.addOnce({ name: 'first', categoryId: 1n }, request),
+      store.repository.add({ name: 'beside 2', categoryId: 1n }),
+    ]);
+    expect(replay).toEqual({ pet: first, replayed: true });
+    expect(await stored()).toBe(before + 2);
+    expect(await store.repository.findById(beside1.id)).toEqual(beside1);
+    expect(await store.repository.findById(beside2.id)).toEqual(beside2);
+  });
+
   it('keeps documents to the pet fields and reads no _id or BSON type back out', async () => {
     const pet = await store.repository.add({ name: 'plain', categoryId: 5n });
     const document = await raw().collection<{ _id: bigint }>('pets').findOne({ _id: pet.id });
@@ -233,3 +308,16 @@ describe('MongoPetRepository on a database the previous release made', () => {
     }
   });
 });
+
+/** The commands `store` sends from now on, by name, as the driver reports them (one per round trip). */
+function commandsDuring(store: TestStore): () => string[] {
+  const sent: string[] = [];
+  let listening = true;
+  store.connection.onCommand((command) => {
+    if (listening) sent.push(command);
+  });
+  return () => {
+    listening = false;
+    return sent;
+  };
+}

@@ -1,10 +1,19 @@
-import type { Collection, Db } from 'mongodb';
+import { MongoBulkWriteError, type Collection, type Db } from 'mongodb';
 import { IdempotencyKeyReused, StorageUnavailable } from '../../core/errors.js';
 import type { NewPet, Pet, PetId } from '../../core/pet.js';
 import type { Added, IdempotentCreate, PetListQuery, PetRepository } from '../../ports/pet-repository.js';
 import { collectionOf } from './collection-cache.js';
 import type { MongoConnection } from './connect-mongo.js';
-import { IDEMPOTENCY_FIELDS, KnownPets, type PetDocument, toPet, toPetDocument } from './pet-document.js';
+import { IDEMPOTENCY_FIELDS, KnownPets, type PetDocument, storedId, toPet, toPetDocument } from './pet-document.js';
+import { readBatches, writeBatches } from './batches.js';
+
+/** One add as the batch of creates sees it. */
+interface Create {
+  readonly newPet: NewPet;
+  readonly idempotency?: IdempotentCreate;
+}
+
+type InsertOutcome = 'inserted' | 'id_taken' | 'key_used' | Error;
 
 interface CounterDocument {
   readonly _id: string;
@@ -47,71 +56,113 @@ export async function createPetIndexes(db: Db): Promise<void> {
  */
 export class MongoPetRepository implements PetRepository {
   private readonly known = new KnownPets();
+  private readonly creates: (create: Create) => Promise<Added | 'key_reused'>;
 
   constructor(
     private readonly connection: MongoConnection,
     private readonly onFailure: (error: unknown) => void = () => {},
     /** Told each time an id from the counter was taken already, before add retries with a fresh one. */
     private readonly onIdTaken: (id: PetId) => void = () => {},
-  ) {}
+  ) {
+    this.creates = writeBatches((batch) => this.createAll(batch), connection.settings.timeoutMs);
+  }
 
   async add(newPet: NewPet): Promise<Pet> {
-    return (await this.insert(newPet)).pet;
+    return (await this.insert({ newPet })).pet;
   }
 
   async addOnce(newPet: NewPet, idempotency: IdempotentCreate): Promise<Added> {
     // Decided by what the store holds, so thrown outside storage(), where every failure is an outage.
-    const outcome = await this.insert(newPet, idempotency);
+    const outcome = await this.insert({ newPet, idempotency });
     if (outcome === 'key_reused') throw new IdempotencyKeyReused();
     return outcome;
   }
 
-  /**
-   * The counter round trip and the insert (and any retry) share one timeout. A new idempotency key costs no
-   * extra round trip; a used one costs the failed insert and one read of the pet it names (and, when that
-   * key has expired for another body, the update that takes it from that pet and the insert again).
-   */
-  private insert(newPet: NewPet): Promise<Added>;
-  private insert(newPet: NewPet, idempotency: IdempotentCreate): Promise<Added | 'key_reused'>;
-  private async insert(newPet: NewPet, idempotency?: IdempotentCreate): Promise<Added | 'key_reused'> {
+  private insert(create: { newPet: NewPet }): Promise<Added>;
+  private insert(create: Create): Promise<Added | 'key_reused'>;
+  private insert(create: Create): Promise<Added | 'key_reused'> {
     // Checked before any round trip, so that an invalid pet is a RangeError here rather than a 503.
-    toPetDocument(0n, newPet, idempotency);
+    toPetDocument(0n, create.newPet, create.idempotency);
+    return this.creates(create);
+  }
+
+  /**
+   * Creates gathered while the previous batch was out (writeBatches), in the same two round trips as one alone:
+   * the counter reserves an id for each, one unordered insert stores them all, and the batch shares one
+   * timeout. A new idempotency key costs nothing more; a used one costs its pet a read of the pet the key names.
+   */
+  private createAll(batch: readonly Create[]): Promise<(Added | 'key_reused' | Error)[]> {
     return this.storage(async (db, signal) => {
-      let id = await nextPetId(db);
-      for (let attempt = 1; attempt <= MAX_ADD_ATTEMPTS; attempt++) {
-        const document = toPetDocument(id, newPet, idempotency);
-        const outcome = await insertPet(db, document);
-        if (outcome === 'inserted') return { pet: this.known.remember(toPet(document)), replayed: false };
-        if (outcome === 'key_used' && idempotency !== undefined) {
-          // The id is still free (the insert wrote nothing); it is tried again once the key is.
-          const replay = await replayOrFreeKey(db, idempotency, signal);
-          if (replay !== undefined) return replay;
-          continue;
-        }
-        this.onIdTaken(id);
-        await counterPastHighestId(db, signal);
-        id = await nextPetId(db);
-      }
-      throw new Error(`No free pet id after ${MAX_ADD_ATTEMPTS} attempts`);
+      const lastId = await nextPetIds(db, batch.length);
+      const documents = batch.map(({ newPet, idempotency }, i) => toPetDocument(lastId - BigInt(batch.length - 1 - i), newPet, idempotency));
+      const outcomes = await insertPets(db, documents, signal);
+      return Promise.all(
+        batch.map((create, i) => this.settle(db, signal, create, documents[i]!._id, outcomes[i]!).catch((error: unknown) => this.unavailable(error))),
+      );
     });
   }
 
+  /**
+   * One create after its first insert: stored, or, when a unique index refused it, what that index means. A used
+   * idempotency key is a replay, a 422, or (expired for another body) taken from its pet, and the insert tried
+   * again with the same id, which the refused insert left free; a taken id gets a fresh one.
+   */
+  private async settle(db: Db, signal: AbortSignal, { newPet, idempotency }: Create, firstId: PetId, first: InsertOutcome): Promise<Added | 'key_reused'> {
+    let id = firstId;
+    let outcome = first;
+    for (let attempt = 1; attempt <= MAX_ADD_ATTEMPTS; attempt++) {
+      if (outcome instanceof Error) throw outcome;
+      if (outcome === 'inserted') return { pet: this.known.remember(toPet(toPetDocument(id, newPet))), replayed: false };
+      if (outcome === 'key_used' && idempotency !== undefined) {
+        const replay = await replayOrFreeKey(db, idempotency, signal);
+        if (replay !== undefined) return replay;
+      } else {
+        this.onIdTaken(id);
+        await counterPastHighestId(db, signal);
+        id = await nextPetIds(db, 1);
+      }
+      outcome = (await insertPets(db, [toPetDocument(id, newPet, idempotency)], signal))[0]!;
+    }
+    throw new Error(`No free pet id after ${MAX_ADD_ATTEMPTS} attempts`);
+  }
+
   async findById(id: PetId): Promise<Pet | undefined> {
-    // Plain equality, the form a server's _id fast path takes: a bigint can never be read as an operator.
+    // A bigint can never be read as an operator in the filter.
     if (typeof id !== 'bigint') throw new TypeError('A pet id is a bigint');
-    const found = await this.storage((db, signal) => pets(db).findOne({ _id: id }, this.readOptions(signal)));
-    return found === null ? undefined : this.known.fromDocument(found);
+    const found = await this.byId(id);
+    return found === undefined ? undefined : this.known.fromDocument(found);
   }
 
   async list(query: PetListQuery): Promise<Pet[]> {
+    return (await this.pages(query)).map((document) => this.known.fromDocument(document));
+  }
+
+  /** Gets of one turn: one find of all their ids. */
+  private readonly byId = readBatches<PetId, PetDocument | undefined>(async (ids) => {
+    const wanted = [...new Set(ids)];
+    // One id alone as a plain equality: the form a server's _id fast path takes.
+    const filter = wanted.length === 1 ? { _id: wanted[0]! } : { _id: { $in: wanted } };
+    const found = await this.storage((db, signal) => pets(db).find(filter, this.readOptions(signal)).limit(wanted.length).toArray());
+    const byId = new Map(found.map((document) => [storedId(document), document]));
+    return ids.map((id) => byId.get(id));
+  });
+
+  /** Lists of one turn: one find per different query, its page handed to every request that asked for it. */
+  private readonly pages = readBatches<PetListQuery, readonly PetDocument[]>(async (queries) => {
+    const found = new Map<string, Promise<readonly PetDocument[] | Error>>();
+    for (const query of queries) {
+      const key = queryKey(query);
+      if (!found.has(key)) found.set(key, this.findPage(query).catch((error: Error) => error));
+    }
+    return Promise.all(queries.map((query) => found.get(queryKey(query))!));
+  });
+
+  private findPage({ limit, status, afterId }: PetListQuery): Promise<PetDocument[]> {
     const filter = {
-      ...(query.status === undefined ? {} : { status: { $eq: query.status } }),
-      ...(query.afterId === undefined ? {} : { _id: { $gt: query.afterId } }),
+      ...(status === undefined ? {} : { status: { $eq: status } }),
+      ...(afterId === undefined ? {} : { _id: { $gt: afterId } }),
     };
-    const found = await this.storage((db, signal) =>
-      pets(db).find(filter, this.readOptions(signal)).sort({ _id: 1 }).limit(query.limit).toArray(),
-    );
-    return found.map((document) => this.known.fromDocument(document));
+    return this.storage((db, signal) => pets(db).find(filter, this.readOptions(signal)).sort({ _id: 1 }).limit(limit).toArray());
   }
 
   async count(): Promise<number> {
@@ -144,10 +195,18 @@ export class MongoPetRepository implements PetRepository {
     try {
       return await this.connection.run(operation);
     } catch (error) {
-      this.onFailure(error);
-      throw new StorageUnavailable({ cause: error });
+      throw this.unavailable(error);
     }
   }
+
+  private unavailable(error: unknown): StorageUnavailable {
+    this.onFailure(error);
+    return new StorageUnavailable({ cause: error });
+  }
+}
+
+function queryKey({ limit, status, afterId }: PetListQuery): string {
+  return `${limit} ${status ?? ''} ${afterId ?? ''}`;
 }
 
 function pets(db: Db): Collection<PetDocument> {
@@ -158,9 +217,10 @@ function counters(db: Db): Collection<CounterDocument> {
   return collectionOf<CounterDocument>(db, COUNTERS);
 }
 
-async function nextPetId(db: Db): Promise<PetId> {
+/** Reserves `count` ids from the counter: the last of them is returned, the others are the ones before it. */
+async function nextPetIds(db: Db, count: number): Promise<PetId> {
   const increment = () =>
-    counters(db).findOneAndUpdate({ _id: PET_IDS }, { $inc: { seq: 1n } }, { upsert: true, returnDocument: 'after' });
+    counters(db).findOneAndUpdate({ _id: PET_IDS }, { $inc: { seq: BigInt(count) } }, { upsert: true, returnDocument: 'after' });
   // Two first-ever upserts can race to create the counter; the loser finds it on its second try.
   const counter = await increment().catch((error: unknown) => {
     if (isDuplicateKey(error)) return increment();
@@ -170,20 +230,60 @@ async function nextPetId(db: Db): Promise<PetId> {
     throw new Error('The pet id counter document is malformed');
   }
   // Past int64 max, a server either refuses the $inc or wraps it to a negative number.
-  if (counter.seq < 1n) throw new Error('Pet ids are exhausted');
+  if (counter.seq < BigInt(count)) throw new Error('Pet ids are exhausted');
   return BigInt(counter.seq);
 }
 
-/** Which unique index, if any, refused the document. */
-async function insertPet(db: Db, document: PetDocument): Promise<'inserted' | 'id_taken' | 'key_used'> {
+/** What became of each document of one unordered insert: stored, refused by a unique index, or another write error. */
+async function insertPets(db: Db, documents: readonly PetDocument[], signal: AbortSignal): Promise<InsertOutcome[]> {
   try {
-    await pets(db).insertOne(document);
-    return 'inserted';
+    await pets(db).insertMany(documents, { ordered: false });
+    return documents.map(() => 'inserted');
   } catch (error) {
-    if (isDuplicateIdempotencyKey(error)) return 'key_used';
-    if (isDuplicateKey(error)) return 'id_taken';
-    throw error;
+    // Without per-document answers (a lost connection, a write concern not met) nothing says what was stored.
+    if (!(error instanceof MongoBulkWriteError) || error.result.getWriteConcernError() !== undefined) throw error;
+    const refused = new Map([error.writeErrors].flat().map((writeError) => [writeError.index, writeError]));
+    if (refused.size > 0) {
+      return documents.map((_, index) => {
+        const writeError = refused.get(index);
+        if (writeError === undefined) return 'inserted';
+        return writeError.code === DUPLICATE_KEY ? duplicateOf(writeError.errmsg) : new Error(writeError.errmsg ?? `Write error ${writeError.code}`);
+      });
+    }
+    // jongodb refuses a whole insert with one error rather than one per document.
+    if (!isDuplicateKey(error)) throw error;
+    if (documents.length === 1) return [duplicateOf(error.errmsg)];
+    return insertEachUnstored(db, documents, signal);
   }
+}
+
+/** After an insert refused as a whole: what of it is stored is found, and each other document inserted alone. */
+async function insertEachUnstored(db: Db, documents: readonly PetDocument[], signal: AbortSignal): Promise<InsertOutcome[]> {
+  const found = await pets(db).find({ _id: { $in: documents.map((document) => document._id) } }, { signal }).toArray();
+  const stored = new Map(found.map((document) => [storedId(document), document]));
+  return Promise.all(
+    documents.map(async (document) => {
+      const holder = stored.get(document._id);
+      // Its id was reserved for it: a document with that id and its fields is this one, stored.
+      if (holder !== undefined) return sameDocument(holder, document) ? 'inserted' : 'id_taken';
+      return (await insertPets(db, [document], signal))[0]!;
+    }),
+  );
+}
+
+// mongod and jongodb both name the refusing index in the message.
+function duplicateOf(message: string | undefined): 'key_used' | 'id_taken' {
+  return message?.includes(`index: ${IDEMPOTENCY_KEY_INDEX} dup key`) === true ? 'key_used' : 'id_taken';
+}
+
+function sameDocument(stored: PetDocument, document: PetDocument): boolean {
+  return (
+    stored.name === document.name &&
+    stored.categoryId === document.categoryId &&
+    stored.status === document.status &&
+    stored.idempotencyKey === document.idempotencyKey &&
+    stored.idempotencyFingerprint === document.idempotencyFingerprint
+  );
 }
 
 /**
@@ -216,10 +316,3 @@ function isDuplicateKey(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === DUPLICATE_KEY;
 }
 
-// mongod names the index in keyPattern and in the message; jongodb only in the message.
-function isDuplicateIdempotencyKey(error: unknown): boolean {
-  if (!isDuplicateKey(error)) return false;
-  const { keyPattern, message } = error as { keyPattern?: unknown; message?: unknown };
-  if (typeof keyPattern === 'object' && keyPattern !== null) return 'idempotencyKey' in keyPattern;
-  return typeof message === 'string' && message.includes(`index: ${IDEMPOTENCY_KEY_INDEX} dup key`);
-}

@@ -38,6 +38,11 @@ export function toPet(document: object): Pet {
   return petOf(id, { name, categoryId, status });
 }
 
+/** A stored document's id as a PetId; undefined when it is not an integer. */
+export function storedId(document: PetDocument): PetId | undefined {
+  return asInt64(document._id);
+}
+
 // Written by this adapter, int64 fields are always bigint; an int32 written by other tools reads as a number.
 function asInt64(value: unknown): bigint | undefined {
   if (typeof value === 'bigint') return value;
