@@ -181,9 +181,10 @@ describe('MongoPetRepository, storage details', () => {
 
   it('starts a new batch for a read asked for once the last was sent: none joins a find already out, which could miss an earlier write', async () => {
     const sent = commandsDuring(store);
+    const out = nextCommand(store);
     const early = store.repository.list({ limit: 100 });
-    // The turn's batch goes out in setImmediate; this read comes after it, before its answer.
-    await new Promise((resolve) => setImmediate(resolve));
+    // Asked for once the first batch's find is out, before its answer.
+    await out;
     const late = store.repository.list({ limit: 100 });
     expect(await late).toEqual(await early);
     expect(sent()).toEqual(['find', 'find']);
@@ -201,10 +202,10 @@ describe('MongoPetRepository, storage details', () => {
   it('gathers the creates asked for while a batch is out into the next one, whichever turn they came in', async () => {
     const sent = commandsDuring(store);
     const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+    const out = nextCommand(store);
     const first = store.repository.add({ name: 'out first', categoryId: 9n });
-    // The first batch goes out at the end of this turn; the next two come in two later turns, before its answer.
-    await nextTurn();
-    await nextTurn();
+    // The next two come in two later turns, once the first batch is out and before its answer.
+    await out;
     const second = store.repository.add({ name: 'second', categoryId: 9n });
     await nextTurn();
     const third = store.repository.add({ name: 'third', categoryId: 9n });
@@ -320,4 +321,9 @@ function commandsDuring(store: TestStore): () => string[] {
     listening = false;
     return sent;
   };
+}
+
+/** Resolves when `store` next sends a command to the server. */
+function nextCommand(store: TestStore): Promise<void> {
+  return new Promise((resolve) => store.connection.onCommand(() => resolve()));
 }

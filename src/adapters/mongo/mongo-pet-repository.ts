@@ -5,7 +5,7 @@ import type { Added, IdempotentCreate, PetListQuery, PetRepository } from '../..
 import { collectionOf } from './collection-cache.js';
 import type { MongoConnection } from './connect-mongo.js';
 import { IDEMPOTENCY_FIELDS, KnownPets, type PetDocument, storedId, toPet, toPetDocument } from './pet-document.js';
-import { readBatches, writeBatches } from './batches.js';
+import { batches } from './batches.js';
 
 /** One add as the batch of creates sees it. */
 interface Create {
@@ -56,6 +56,8 @@ export async function createPetIndexes(db: Db): Promise<void> {
  */
 export class MongoPetRepository implements PetRepository {
   private readonly known = new KnownPets();
+  private readonly byId: (id: PetId) => Promise<PetDocument | undefined>;
+  private readonly pages: (query: PetListQuery) => Promise<readonly PetDocument[]>;
   private readonly creates: (create: Create) => Promise<Added | 'key_reused'>;
 
   constructor(
@@ -64,7 +66,10 @@ export class MongoPetRepository implements PetRepository {
     /** Told each time an id from the counter was taken already, before add retries with a fresh one. */
     private readonly onIdTaken: (id: PetId) => void = () => {},
   ) {
-    this.creates = writeBatches((batch) => this.createAll(batch), connection.settings.timeoutMs);
+    const waitAtMost = connection.settings.timeoutMs;
+    this.byId = batches((ids) => this.findAll(ids), waitAtMost);
+    this.pages = batches((queries) => this.listAll(queries), waitAtMost);
+    this.creates = batches((creates) => this.createAll(creates), waitAtMost);
   }
 
   async add(newPet: NewPet): Promise<Pet> {
@@ -87,7 +92,7 @@ export class MongoPetRepository implements PetRepository {
   }
 
   /**
-   * Creates gathered while the previous batch was out (writeBatches), in the same two round trips as one alone:
+   * A batch of creates, in the same two round trips as one alone:
    * the counter reserves an id for each, one unordered insert stores them all, and the batch shares one
    * timeout. A new idempotency key costs nothing more; a used one costs its pet a read of the pet the key names.
    */
@@ -137,25 +142,25 @@ export class MongoPetRepository implements PetRepository {
     return (await this.pages(query)).map((document) => this.known.fromDocument(document));
   }
 
-  /** Gets of one turn: one find of all their ids. */
-  private readonly byId = readBatches<PetId, PetDocument | undefined>(async (ids) => {
+  /** A batch of gets: one find of all their ids. */
+  private async findAll(ids: readonly PetId[]): Promise<(PetDocument | undefined)[]> {
     const wanted = [...new Set(ids)];
     // One id alone as a plain equality: the form a server's _id fast path takes.
     const filter = wanted.length === 1 ? { _id: wanted[0]! } : { _id: { $in: wanted } };
     const found = await this.storage((db, signal) => pets(db).find(filter, this.readOptions(signal)).limit(wanted.length).toArray());
     const byId = new Map(found.map((document) => [storedId(document), document]));
     return ids.map((id) => byId.get(id));
-  });
+  }
 
-  /** Lists of one turn: one find per different query, its page handed to every request that asked for it. */
-  private readonly pages = readBatches<PetListQuery, readonly PetDocument[]>(async (queries) => {
+  /** A batch of lists: one find per different query, its page handed to every request that asked for it. */
+  private listAll(queries: readonly PetListQuery[]): Promise<(readonly PetDocument[] | Error)[]> {
     const found = new Map<string, Promise<readonly PetDocument[] | Error>>();
     for (const query of queries) {
       const key = queryKey(query);
       if (!found.has(key)) found.set(key, this.findPage(query).catch((error: Error) => error));
     }
     return Promise.all(queries.map((query) => found.get(queryKey(query))!));
-  });
+  }
 
   private findPage({ limit, status, afterId }: PetListQuery): Promise<PetDocument[]> {
     const filter = {
