@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader';
 
 /** The most requests one batch serves: every answer to a read fits in the server's first reply (101 documents). */
-export const MAX_BATCH = 100;
+const MAX_BATCH = 100;
 
 type Load<K, V> = (keys: readonly K[]) => Promise<readonly (V | Error)[]>;
 

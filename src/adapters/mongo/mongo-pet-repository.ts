@@ -4,7 +4,7 @@ import type { NewPet, Pet, PetId } from '../../core/pet.js';
 import type { Added, IdempotentCreate, PetListQuery, PetRepository } from '../../ports/pet-repository.js';
 import { collectionOf } from './collection-cache.js';
 import type { MongoConnection } from './connect-mongo.js';
-import { IDEMPOTENCY_FIELDS, KnownPets, type PetDocument, storedId, toPet, toPetDocument } from './pet-document.js';
+import { IDEMPOTENCY_FIELDS, KnownPets, type PetDocument, sameDocument, storedId, toPet, toPetDocument } from './pet-document.js';
 import { batches } from './batches.js';
 
 /** One add as the batch of creates sees it. */
@@ -92,9 +92,9 @@ export class MongoPetRepository implements PetRepository {
   }
 
   /**
-   * A batch of creates, in the same two round trips as one alone:
-   * the counter reserves an id for each, one unordered insert stores them all, and the batch shares one
-   * timeout. A new idempotency key costs nothing more; a used one costs its pet a read of the pet the key names.
+   * A batch of creates, in the same two round trips as one alone: the counter reserves an id for each, one
+   * unordered insert stores them all, and the batch shares one timeout. A new idempotency key costs nothing
+   * more; a used one costs its pet a read of the pet the key names.
    */
   private createAll(batch: readonly Create[]): Promise<(Added | 'key_reused' | Error)[]> {
     return this.storage(async (db, signal) => {
@@ -154,12 +154,12 @@ export class MongoPetRepository implements PetRepository {
 
   /** A batch of lists: one find per different query, its page handed to every request that asked for it. */
   private listAll(queries: readonly PetListQuery[]): Promise<(readonly PetDocument[] | Error)[]> {
+    const keys = queries.map(queryKey);
     const found = new Map<string, Promise<readonly PetDocument[] | Error>>();
-    for (const query of queries) {
-      const key = queryKey(query);
-      if (!found.has(key)) found.set(key, this.findPage(query).catch((error: Error) => error));
-    }
-    return Promise.all(queries.map((query) => found.get(queryKey(query))!));
+    keys.forEach((key, i) => {
+      if (!found.has(key)) found.set(key, this.findPage(queries[i]!).catch((error: Error) => error));
+    });
+    return Promise.all(keys.map((key) => found.get(key)!));
   }
 
   private findPage({ limit, status, afterId }: PetListQuery): Promise<PetDocument[]> {
@@ -279,16 +279,6 @@ async function insertEachUnstored(db: Db, documents: readonly PetDocument[], sig
 // mongod and jongodb both name the refusing index in the message.
 function duplicateOf(message: string | undefined): 'key_used' | 'id_taken' {
   return message?.includes(`index: ${IDEMPOTENCY_KEY_INDEX} dup key`) === true ? 'key_used' : 'id_taken';
-}
-
-function sameDocument(stored: PetDocument, document: PetDocument): boolean {
-  return (
-    stored.name === document.name &&
-    stored.categoryId === document.categoryId &&
-    stored.status === document.status &&
-    stored.idempotencyKey === document.idempotencyKey &&
-    stored.idempotencyFingerprint === document.idempotencyFingerprint
-  );
 }
 
 /**

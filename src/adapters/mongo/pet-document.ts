@@ -75,6 +75,16 @@ export class KnownPets {
   }
 }
 
+type PetFields = Pick<PetDocument, 'name' | 'categoryId' | 'status'>;
+
 // The document's int64 fields are bigint as written (useBigInt64); one written by other tools goes through toPet.
-const sameFields = (pet: Pet, document: PetDocument) =>
-  pet.name === document.name && pet.categoryId === document.categoryId && pet.status === document.status;
+const sameFields = (a: PetFields, b: PetFields) => a.name === b.name && a.categoryId === b.categoryId && a.status === b.status;
+
+/** Whether `stored` is `document` as this adapter wrote it: the same pet fields and idempotency key. */
+export function sameDocument(stored: PetDocument, document: PetDocument): boolean {
+  return (
+    sameFields(stored, document) &&
+    stored.idempotencyKey === document.idempotencyKey &&
+    stored.idempotencyFingerprint === document.idempotencyFingerprint
+  );
+}
