@@ -18,8 +18,10 @@ interface RequestSeries {
  */
 export class HttpMetrics {
   readonly registry = new Registry();
-  // Methods, route templates and statuses are few, so this stays small; labels() validates and hashes on every call.
-  private readonly requestSeries = new Map<string, RequestSeries>();
+  // Methods, route templates and statuses are few, so this stays small; labels() validates and hashes on every
+  // call. Keyed level by level: the method and template strings are the same objects on every request, so no
+  // key is built per request.
+  private readonly requestSeries = new Map<string, Map<string, Map<number, RequestSeries>>>();
   // Counted as a plain number per series and handed to prom-client when scraped (its documented collect
   // hook): one prom-client call per request, the histogram's, instead of two.
   private readonly requests = new Counter({
@@ -28,9 +30,13 @@ export class HttpMetrics {
     labelNames: ['method', 'route', 'status'] as const,
     registers: [this.registry],
     collect: () => {
-      for (const series of this.requestSeries.values()) {
-        if (series.uncounted > 0) this.requests.inc(series.labels, series.uncounted);
-        series.uncounted = 0;
+      for (const byRoute of this.requestSeries.values()) {
+        for (const byStatus of byRoute.values()) {
+          for (const series of byStatus.values()) {
+            if (series.uncounted > 0) this.requests.inc(series.labels, series.uncounted);
+            series.uncounted = 0;
+          }
+        }
       }
     },
   });
@@ -69,12 +75,14 @@ export class HttpMetrics {
 
   /** Counts one response; times it too unless `seconds` is undefined (nothing was read, so nothing to time). */
   observeRequest(method: string, route: string, status: number, seconds: number | undefined): void {
-    const key = `${method} ${route} ${status}`;
-    let series = this.requestSeries.get(key);
+    let byRoute = this.requestSeries.get(method);
+    if (byRoute === undefined) this.requestSeries.set(method, (byRoute = new Map()));
+    let byStatus = byRoute.get(route);
+    if (byStatus === undefined) byRoute.set(route, (byStatus = new Map()));
+    let series = byStatus.get(status);
     if (series === undefined) {
       const labels = { method, route, status: String(status) };
-      series = { labels, duration: this.durations.labels(labels), uncounted: 0 };
-      this.requestSeries.set(key, series);
+      byStatus.set(status, (series = { labels, duration: this.durations.labels(labels), uncounted: 0 }));
     }
     series.uncounted++;
     if (seconds !== undefined) series.duration.observe(seconds);
@@ -98,3 +106,4 @@ export class HttpMetrics {
     return this.registry.metrics();
   }
 }
+

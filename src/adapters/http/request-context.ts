@@ -49,7 +49,7 @@ type ServingSocket = Duplex & { [IN_FLIGHT]?: Context | undefined };
  */
 export function requestContext(deps: RequestContextDeps) {
   return async function requestContext(ctx: Context, next: Next): Promise<void> {
-    const given = ctx.get('X-Request-Id');
+    const given = ctx.request.get('X-Request-Id');
     const state: RequestState = Object.assign(ctx.state, {
       requestId: CLIENT_REQUEST_ID.test(given) ? given : randomUUID(),
       clientAddress: clientAddress(ctx.req, deps.trustedProxies),
@@ -57,9 +57,11 @@ export function requestContext(deps: RequestContextDeps) {
       apiKeyId: null,
       observed: false,
     });
-    ctx.set('X-Request-Id', state.requestId);
-    ctx.set(SECURITY_HEADERS);
-    if (isGetPet(ctx.method, ctx.path)) ctx.set(GET_PET_DEPRECATION_HEADERS);
+    // ctx.response itself rather than ctx's aliases of it, as in send-json.ts.
+    const response = ctx.response;
+    response.set('X-Request-Id', state.requestId);
+    response.set(SECURITY_HEADERS);
+    if (isGetPet(ctx.method, ctx.path)) response.set(GET_PET_DEPRECATION_HEADERS);
     // Remembered on the connection, so that the server's own timeout answer can name this request.
     const socket = ctx.req.socket as ServingSocket;
     socket[IN_FLIGHT] = ctx;
