@@ -1,29 +1,21 @@
 import type { DestinationStream, pino } from 'pino';
 
-/** pino's destination (sonic-boom) in its documented `contentMode: 'buffer'`, whose write() takes a Buffer. */
-export type BufferDestination = Pick<ReturnType<typeof pino.destination>, 'flush' | 'flushSync'> & {
-  write(batch: Buffer): boolean;
-};
-
-/** What one UTF-16 code unit can take in UTF-8: a line of n units always fits in 3n bytes. */
-const MOST_BYTES_PER_UNIT = 3;
+type SonicBoom = ReturnType<typeof pino.destination>;
 
 /**
- * pino's destination for stdout: each line is encoded straight into a batch buffer, and the batch is handed to
- * pino's own destination (sonic-boom, created with `contentMode: 'buffer'`) once `batchBytes` are filled, every
- * `flushEveryMs`, and on exit. Not sonic-boom's own minLength: its write() measures the whole pending batch
- * (Buffer.byteLength) on every line (README, known issues); a joined string would be measured and encoded again.
+ * pino's destination for stdout: lines are joined here and handed to pino's own destination (sonic-boom) a
+ * batch at a time, once `batchChars` have gathered or every `flushEveryMs`, and on exit. Not sonic-boom's own
+ * minLength: its write() measures the whole pending batch (Buffer.byteLength) on every line, which made a
+ * request line cost three times as much (README, known issues).
  */
 export class BatchedLines implements DestinationStream {
-  private batch: Buffer;
-  private filled = 0;
+  private pending = '';
 
   constructor(
-    private readonly out: BufferDestination,
-    private readonly batchBytes: number,
+    private readonly out: SonicBoom,
+    private readonly batchChars: number,
     flushEveryMs: number,
   ) {
-    this.batch = Buffer.allocUnsafe(batchBytes);
     setInterval(() => this.pass(), flushEveryMs).unref();
     // The event loop is gone at exit: what is pending goes out synchronously.
     process.once('exit', () => {
@@ -33,13 +25,8 @@ export class BatchedLines implements DestinationStream {
   }
 
   write(line: string): void {
-    const most = line.length * MOST_BYTES_PER_UNIT;
-    if (this.filled + most > this.batchBytes) {
-      this.pass();
-      // Longer than a whole batch: it goes alone.
-      if (most > this.batchBytes) return void this.out.write(Buffer.from(line));
-    }
-    this.filled += this.batch.write(line, this.filled);
+    this.pending += line;
+    if (this.pending.length >= this.batchChars) this.pass();
   }
 
   /** pino's logger.flush(done). */
@@ -48,12 +35,10 @@ export class BatchedLines implements DestinationStream {
     this.out.flush(done);
   }
 
-  // sonic-boom may still be writing a batch it was handed, so every batch gets a buffer of its own.
   private pass(): void {
-    if (this.filled === 0) return;
-    const full = this.batch.subarray(0, this.filled);
-    this.batch = Buffer.allocUnsafe(this.batchBytes);
-    this.filled = 0;
-    this.out.write(full);
+    if (this.pending === '') return;
+    const batch = this.pending;
+    this.pending = '';
+    this.out.write(batch);
   }
 }

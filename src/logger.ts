@@ -1,5 +1,5 @@
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
-import { BatchedLines, type BufferDestination } from './batched-lines.js';
+import { BatchedLines } from './batched-lines.js';
 import { ConfigError, type AppConfig } from './config.js';
 
 export type { Logger };
@@ -17,8 +17,8 @@ export const REDACTED_PATHS = [
   'res.headers["set-cookie"]',
 ];
 
-/** Lines are written in batches of at most this many bytes (sonic-boom's largest single write)... */
-const BATCH_BYTES = 16 * 1024;
+/** Lines are written in batches of about this many characters... */
+const BATCH_CHARS = 64 * 1024;
 /** ...or every this many milliseconds: the most a SIGKILL can lose. */
 const FLUSH_EVERY_MS = 100;
 /** A reader that stopped reading must not grow the queue without end: past this, lines are dropped. */
@@ -40,9 +40,8 @@ export async function createLogger(settings: LogSettings, destination?: Destinat
   const pretty = wantsPretty(settings) ? await prettyStream(settings.logFormat === 'pretty') : undefined;
   if (pretty !== undefined) return pino(options, pretty);
   // One write per line would cost more than the request it logs; main.ts flushes on SIGTERM and SIGINT too.
-  const stdout = pino.destination({ dest: 1, sync: false, maxLength: MAX_QUEUED_BYTES, contentMode: 'buffer' });
-  // sonic-boom's typings know only the utf8 mode's write(string); in buffer mode it takes Buffers.
-  return pino(options, new BatchedLines(stdout as unknown as BufferDestination, BATCH_BYTES, FLUSH_EVERY_MS));
+  const stdout = pino.destination({ dest: 1, sync: false, maxLength: MAX_QUEUED_BYTES });
+  return pino(options, new BatchedLines(stdout, BATCH_CHARS, FLUSH_EVERY_MS));
 }
 
 function wantsPretty(settings: LogSettings): boolean {

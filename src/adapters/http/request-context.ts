@@ -42,6 +42,7 @@ export interface RequestContextDeps {
 const CLIENT_REQUEST_ID = /^[\w.:-]{1,128}$/;
 const IN_FLIGHT = Symbol('request in flight');
 type ServingSocket = Duplex & { [IN_FLIGHT]?: Context | undefined };
+type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
 /**
  * The first middleware: identifies the request (X-Request-Id, client address), sets the headers every response
@@ -50,13 +51,13 @@ type ServingSocket = Duplex & { [IN_FLIGHT]?: Context | undefined };
 export function requestContext(deps: RequestContextDeps) {
   return async function requestContext(ctx: Context, next: Next): Promise<void> {
     const given = ctx.request.get('X-Request-Id');
-    const state: RequestState = Object.assign(ctx.state, {
-      requestId: CLIENT_REQUEST_ID.test(given) ? given : randomUUID(),
-      clientAddress: clientAddress(ctx.req, deps.trustedProxies),
-      started: performance.now(),
-      apiKeyId: null,
-      observed: false,
-    });
+    // Koa's fresh ctx.state, filled field by field (no object built to be copied in).
+    const state = ctx.state as Writable<RequestState>;
+    state.requestId = CLIENT_REQUEST_ID.test(given) ? given : randomUUID();
+    state.clientAddress = clientAddress(ctx.req, deps.trustedProxies);
+    state.started = performance.now();
+    state.apiKeyId = null;
+    state.observed = false;
     // ctx.response itself rather than ctx's aliases of it, as in send-json.ts.
     const response = ctx.response;
     response.set('X-Request-Id', state.requestId);
