@@ -18,6 +18,9 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze(
   'Cache-Control': 'no-store',
 });
 
+/** getPet's responses carry its deprecation notice as well: one set of headers, worked out once. */
+const GET_PET_HEADERS = Object.freeze({ ...SECURITY_HEADERS, ...GET_PET_DEPRECATION_HEADERS });
+
 /** What the service keeps for one request, as ctx.state. */
 export interface RequestState {
   readonly requestId: string;
@@ -50,10 +53,11 @@ type Writable<T> = { -readonly [K in keyof T]: T[K] };
  */
 export function requestContext(deps: RequestContextDeps) {
   return async function requestContext(ctx: Context, next: Next): Promise<void> {
-    const given = ctx.request.get('X-Request-Id');
+    // Node's parsed header, read directly: Koa's ctx.get lower-cases the name it is given on every call.
+    const given = ctx.req.headers['x-request-id'];
     // Koa's fresh ctx.state, filled field by field (no object built to be copied in).
     const state = ctx.state as Writable<RequestState>;
-    state.requestId = CLIENT_REQUEST_ID.test(given) ? given : randomUUID();
+    state.requestId = typeof given === 'string' && CLIENT_REQUEST_ID.test(given) ? given : randomUUID();
     state.clientAddress = clientAddress(ctx.req, deps.trustedProxies);
     state.started = performance.now();
     state.apiKeyId = null;
@@ -61,8 +65,7 @@ export function requestContext(deps: RequestContextDeps) {
     // ctx.response itself rather than ctx's aliases of it, as in send-json.ts.
     const response = ctx.response;
     response.set('X-Request-Id', state.requestId);
-    response.set(SECURITY_HEADERS);
-    if (isGetPet(ctx.method, ctx.path)) response.set(GET_PET_DEPRECATION_HEADERS);
+    response.set(isGetPet(ctx.method, ctx.path) ? GET_PET_HEADERS : SECURITY_HEADERS);
     // Remembered on the connection, so that the server's own timeout answer can name this request.
     const socket = ctx.req.socket as ServingSocket;
     socket[IN_FLIGHT] = ctx;
