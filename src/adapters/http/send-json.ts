@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+const JSON_HEADERS = Object.freeze({ 'Content-Type': JSON_TYPE });
 
 /**
  * Sets a JSON response through Koa: status, headers, then the body. The JSON is written by the service itself
@@ -10,8 +11,8 @@ export function sendJson(ctx: Context, status: number, json: string | Buffer, he
   // ctx.response itself rather than ctx's aliases of it: every response passes here, and each alias is a hop.
   const response = ctx.response;
   response.status = status;
-  if (headers !== undefined) response.set(headers);
-  // Set before the body, so that Koa keeps it rather than guessing text/plain or octet-stream.
-  response.set('Content-Type', JSON_TYPE);
+  // The type is set before the body, so that Koa keeps it rather than guessing text/plain or octet-stream; with
+  // the other headers, in one call.
+  response.set(headers === undefined ? JSON_HEADERS : { ...headers, 'Content-Type': JSON_TYPE });
   response.body = json;
 }
