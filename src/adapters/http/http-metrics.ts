@@ -106,4 +106,3 @@ export class HttpMetrics {
     return this.registry.metrics();
   }
 }
-

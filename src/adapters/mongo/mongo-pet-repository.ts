@@ -102,7 +102,7 @@ export class MongoPetRepository implements PetRepository {
       const documents = batch.map(({ newPet, idempotency }, i) => toPetDocument(lastId - BigInt(batch.length - 1 - i), newPet, idempotency));
       const outcomes = await insertPets(db, documents, signal);
       return Promise.all(
-        batch.map((create, i) => this.settle(db, signal, create, documents[i]!._id, outcomes[i]!).catch((error: unknown) => this.unavailable(error))),
+        batch.map((create, i) => this.settle(db, signal, create, documents[i]!, outcomes[i]!).catch((error: unknown) => this.unavailable(error))),
       );
     });
   }
@@ -112,21 +112,21 @@ export class MongoPetRepository implements PetRepository {
    * idempotency key is a replay, a 422, or (expired for another body) taken from its pet, and the insert tried
    * again with the same id, which the refused insert left free; a taken id gets a fresh one.
    */
-  private async settle(db: Db, signal: AbortSignal, { newPet, idempotency }: Create, firstId: PetId, first: InsertOutcome): Promise<Added | 'key_reused'> {
-    let id = firstId;
-    let outcome = first;
+  private async settle(db: Db, signal: AbortSignal, { newPet, idempotency }: Create, first: PetDocument, firstOutcome: InsertOutcome): Promise<Added | 'key_reused'> {
+    let document = first;
+    let outcome = firstOutcome;
     for (let attempt = 1; attempt <= MAX_ADD_ATTEMPTS; attempt++) {
       if (outcome instanceof Error) throw outcome;
-      if (outcome === 'inserted') return { pet: this.known.remember(toPet(toPetDocument(id, newPet))), replayed: false };
+      if (outcome === 'inserted') return { pet: this.known.remember(toPet(document)), replayed: false };
       if (outcome === 'key_used' && idempotency !== undefined) {
         const replay = await replayOrFreeKey(db, idempotency, signal);
         if (replay !== undefined) return replay;
       } else {
-        this.onIdTaken(id);
+        this.onIdTaken(document._id);
         await counterPastHighestId(db, signal);
-        id = await nextPetIds(db, 1);
+        document = toPetDocument(await nextPetIds(db, 1), newPet, idempotency);
       }
-      outcome = (await insertPets(db, [toPetDocument(id, newPet, idempotency)], signal))[0]!;
+      outcome = (await insertPets(db, [document], signal))[0]!;
     }
     throw new Error(`No free pet id after ${MAX_ADD_ATTEMPTS} attempts`);
   }
