@@ -27,13 +27,18 @@ export interface Pet extends NewPet {
  */
 export function newPetOf(pet: NewPet): NewPet {
   const { name, categoryId, status } = pet;
-  return status === undefined ? { name, categoryId } : { name, categoryId, status };
+  return status === undefined ? { name, categoryId } : { name, categoryId, status: sharedStatus(status) };
 }
 
 /** The pet `id` names, with the NewPet members of `pet` (and nothing else it carries). */
 export function petOf(id: PetId, pet: NewPet): Pet {
   const { name, categoryId, status } = pet;
-  return status === undefined ? { id, name, categoryId } : { id, name, categoryId, status };
+  return status === undefined ? { id, name, categoryId } : { id, name, categoryId, status: sharedStatus(status) };
+}
+
+// A status parsed from a request or a document is a string of its own; stored pets share the three instead.
+function sharedStatus(status: PetStatus): PetStatus {
+  return PET_STATUSES.find((known) => known === status) ?? status;
 }
 
 export function isPetStatus(value: unknown): value is PetStatus {

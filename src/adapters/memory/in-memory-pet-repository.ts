@@ -12,6 +12,8 @@ export class InMemoryPetRepository implements PetRepository {
   private readonly slots: (Pet | undefined)[] = [];
   private readonly byStatus = new Map<PetStatus, Pet[]>();
   private readonly byKey = new Map<string, { readonly pet: Pet; readonly fingerprint: string; readonly expiresAt: number }>();
+  // Categories are few and every pet holds one: pets of a category share its bigint. Bounded, as clients choose them.
+  private readonly categoryIds = new Map<bigint, bigint>();
 
   async add(newPet: NewPet): Promise<Pet> {
     return this.store(newPet);
@@ -60,10 +62,18 @@ export class InMemoryPetRepository implements PetRepository {
   private store(newPet: NewPet): Pet {
     // As the MongoDB adapter: the core validates, this keeps a store from holding what no other store could.
     if (!isInt64(newPet.categoryId)) throw new RangeError('categoryId is outside the int64 range');
-    const pet = petOf(BigInt(this.slots.length + 1), newPet);
+    const { name, categoryId, status } = newPet;
+    const pet = petOf(BigInt(this.slots.length + 1), { name, categoryId: this.sharedCategoryId(categoryId), status });
     this.slots.push(pet);
     if (pet.status !== undefined) this.statusList(pet.status).push(pet);
     return pet;
+  }
+
+  private sharedCategoryId(id: bigint): bigint {
+    const shared = this.categoryIds.get(id);
+    if (shared !== undefined) return shared;
+    if (this.categoryIds.size < SHARED_CATEGORY_IDS) this.categoryIds.set(id, id);
+    return id;
   }
 
   private statusList(status: PetStatus): Pet[] {
@@ -72,6 +82,8 @@ export class InMemoryPetRepository implements PetRepository {
     return list;
   }
 }
+
+const SHARED_CATEGORY_IDS = 1024;
 
 /** The index of the first pet in `pets` (ascending ids) whose id is greater than `id`. */
 function firstAfter(pets: readonly Pet[], id: PetId): number {
