@@ -27,7 +27,7 @@ export interface Pet extends NewPet {
  */
 export function newPetOf(pet: NewPet): NewPet {
   const { name, categoryId, status } = pet;
-  return status === undefined ? { name, categoryId } : { name, categoryId, status: sharedStatus(status) };
+  return status === undefined ? { name, categoryId } : { name, categoryId, status };
 }
 
 /** The pet `id` names, with the NewPet members of `pet` (and nothing else it carries). */
@@ -36,7 +36,8 @@ export function petOf(id: PetId, pet: NewPet): Pet {
   return status === undefined ? { id, name, categoryId } : { id, name, categoryId, status: sharedStatus(status) };
 }
 
-// A status parsed from a request or a document is a string of its own; stored pets share the three instead.
+// A status parsed from a request or a document is a string of its own; pets share the three instead (petOf builds
+// every Pet a store holds or returns; a NewPet is passing through).
 function sharedStatus(status: PetStatus): PetStatus {
   return PET_STATUSES.find((known) => known === status) ?? status;
 }
