@@ -51,10 +51,11 @@ export const USAGE = `Usage: npm run bench -- [options]
   --json FILE       also write the figures as JSON
   --cpu-prof DIR    profile the service (node --cpu-prof) and write the .cpuprofile to DIR/service (the koa-mongodb
                     yardstick's, when it runs, to DIR/koa-mongodb)
-  --servers LIST    yardsticks beside the service, comma separated: node:http,koa,fastify,koa-mongodb (default:
-                    the first three; with --storage mongodb all four). koa-mongodb, the MongoDB path's
-                    yardstick (plain Koa + the mongodb driver on the service's MongoDB server), needs
-                    --storage mongodb
+  --servers LIST    yardsticks beside the service, comma separated: node:http,koa,koa-features,fastify,koa-mongodb
+                    (default: the first four; with --storage mongodb all five). koa-features is plain Koa with
+                    the request id, security headers, request log and metrics every service response carries.
+                    koa-mongodb, the MongoDB path's yardstick (plain Koa + the mongodb driver on the service's
+                    MongoDB server), needs --storage mongodb
   --workloads LIST  workloads to run, comma separated: list,filter,get,create,create-keyed,deep (default all;
                     create-keyed, each create with a fresh Idempotency-Key, only with --storage mongodb)
   --no-half-peak    skip the half-peak latency runs (a quick CPU comparison while iterating)

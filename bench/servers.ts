@@ -16,13 +16,13 @@ import type { LoopDelay } from './server-probe.js';
  * yardsticks; 'traced 100%' and 'traced 1%' are this build with tracing on (--tracing), every request sampled or
  * one in a hundred.
  */
-export type ServerName = 'service' | 'baseline' | 'service-memory' | 'traced 100%' | 'traced 1%' | 'node:http' | 'koa' | 'fastify' | 'koa-mongodb';
+export type ServerName = 'service' | 'baseline' | 'service-memory' | 'traced 100%' | 'traced 1%' | 'node:http' | 'koa' | 'koa-features' | 'fastify' | 'koa-mongodb';
 export const TRACED = ['traced 100%', 'traced 1%'] as const satisfies readonly ServerName[];
-/** Every yardstick: the three in-memory ones, then plain Koa + the mongodb driver (with --storage mongodb only). */
-export const YARDSTICKS = ['node:http', 'koa', 'fastify', 'koa-mongodb'] as const satisfies readonly ServerName[];
+/** Every yardstick: the four in-memory ones, then plain Koa + the mongodb driver (with --storage mongodb only). */
+export const YARDSTICKS = ['node:http', 'koa', 'koa-features', 'fastify', 'koa-mongodb'] as const satisfies readonly ServerName[];
 export type YardstickName = (typeof YARDSTICKS)[number];
 /** The yardsticks that keep their pets in memory: the CPU reference of the request path alone. */
-export const MEMORY_YARDSTICKS = ['node:http', 'koa', 'fastify'] as const satisfies readonly YardstickName[];
+export const MEMORY_YARDSTICKS = ['node:http', 'koa', 'koa-features', 'fastify'] as const satisfies readonly YardstickName[];
 /** The yardstick of the MongoDB path, on the service's MongoDB server (its own database). */
 export const MONGO_YARDSTICK = 'koa-mongodb' satisfies YardstickName;
 
@@ -57,6 +57,7 @@ const ENTRIES: Readonly<Record<Exclude<ServerName, 'baseline'>, string>> = {
   'traced 1%': '../main.js',
   'node:http': './yardstick.js',
   koa: './plain-koa.js',
+  'koa-features': './koa-features.js',
   fastify: './fastify-yardstick.js',
   'koa-mongodb': './koa-mongodb.js',
 };
@@ -117,8 +118,8 @@ export async function startServer(name: ServerName, settings: StartSettings): Pr
   // A service build is found on the port chosen here and is ready at its first /readyz 200, so it needs no
   // listening line: one that logs below info (LOG_LEVEL=warn, what the request log costs) is measured too.
   const port = isService ? await freePort() : 0;
-  // A service build logs every request: its stdout goes to a file (log-file.ts); a yardstick's is one line.
-  const log = isService ? new LogFile() : undefined;
+  // A service build, and Koa + features, log every request: stdout goes to a file (log-file.ts); other yardsticks print one line.
+  const log = isService || name === 'koa-features' ? new LogFile() : undefined;
   const spawned = performance.now();
   const child = spawn(command!, [...prefixArgs, ...startFlagsOf(name, entry), ...profile, '--expose-gc', '--import', PROBE, entry], {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...ownEnv },

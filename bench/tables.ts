@@ -11,6 +11,7 @@ export const LABELS: Readonly<Record<ServerName, string>> = {
   'traced 1%': 'service, tracing 1%',
   'node:http': 'node:http',
   koa: 'plain Koa',
+  'koa-features': 'Koa + features',
   fastify: 'Fastify',
   'koa-mongodb': 'Koa + mongodb',
 };

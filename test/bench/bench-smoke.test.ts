@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
 const root = new URL('../../', import.meta.url);
-const SERVERS = ['service', 'node:http', 'koa', 'fastify'];
+const SERVERS = ['service', 'node:http', 'koa', 'koa-features', 'fastify'];
 
 interface Run { readonly requests: number; readonly errors: number; readonly non2xx: number }
 interface Figures {
@@ -64,7 +64,7 @@ describe('npm run bench (smoke)', () => {
   });
 
   it('prints the ratio, peak, half-peak, event-loop, start-up and MongoDB tables', () => {
-    expect(stdout).toContain('| Workload | Service req/s | req/s vs node:http | req/s vs plain Koa | req/s vs Fastify |');
+    expect(stdout).toContain('| Workload | Service req/s | req/s vs node:http | req/s vs plain Koa | req/s vs Koa + features | req/s vs Fastify |');
     expect(stdout).toContain('| GET /v1/pets?limit=20 | Fastify |');
     expect(stdout).toContain('| Workload | Offered req/s | Server | Answered req/s | p50 / p99 / max ms | p99 of each round ms |');
     expect(stdout).toContain('| Server | Longest event-loop stall, peak runs (ms) | Idle process on the same CPU, same runs (ms) |');

@@ -5,7 +5,7 @@ import { freshDbName, startMongoServer, type RunningMongo } from '../support/mon
 
 // The built yardsticks (dist/ is built once by test/support/build-global-setup.ts), each started as the bench does;
 // the MongoDB path's on a MongoDB-wire server of its own (the bench's: the service's server, another database).
-const YARDSTICKS = { 'node:http': 'yardstick.js', koa: 'plain-koa.js', fastify: 'fastify-yardstick.js', 'koa-mongodb': 'koa-mongodb.js' };
+const YARDSTICKS = { 'node:http': 'yardstick.js', koa: 'plain-koa.js', 'koa-features': 'koa-features.js', fastify: 'fastify-yardstick.js', 'koa-mongodb': 'koa-mongodb.js' };
 const AUTH = { authorization: 'Bearer any-key-the-yardsticks-ignore', 'content-type': 'application/json' };
 
 let mongo: RunningMongo | undefined;
@@ -84,6 +84,36 @@ describe.each(Object.entries(YARDSTICKS))('the %s yardstick', (_name, file) => {
     const response = await send();
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ status: 400, code: expect.any(String), message: expect.any(String) });
+  });
+});
+
+describe('the koa-features yardstick carries what every service response carries', () => {
+  let server: { child: ChildProcess; url: string };
+  let output = '';
+
+  beforeAll(async () => {
+    server = await start(YARDSTICKS['koa-features']);
+    server.child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    await fetch(`${server.url}/v1/pets`, { method: 'POST', headers: AUTH, body: JSON.stringify({ name: 'Rex', categoryId: 1 }) });
+  });
+  afterAll(() => void server.child.kill());
+
+  it('answers with a request id and the security headers, getPet with its deprecation notice, and logs a line per request', async () => {
+    const list = await fetch(`${server.url}/v1/pets`, { headers: AUTH });
+    const get = await fetch(`${server.url}/v1/pets/1`, { headers: AUTH });
+    for (const response of [list, get]) {
+      expect(response.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+      expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(response.headers.get('cache-control')).toBe('no-store');
+    }
+    expect(list.headers.get('deprecation')).toBeNull();
+    expect(get.headers.get('deprecation')).toMatch(/^@\d+$/);
+    expect(get.headers.get('sunset')).toBe('Thu, 05 Dec 2030 00:00:00 GMT');
+    // Lines are written in batches, at least every 100 ms.
+    await expect.poll(() => output.split('\n').filter((line) => line.includes('"msg":"request"')).length, { timeout: 2000 }).toBe(3);
+    const line = JSON.parse(output.split('\n').find((text) => text.includes(get.headers.get('x-request-id')!))!) as Record<string, unknown>;
+    expect(line).toMatchObject({ level: 30, method: 'GET', route: '/v1/pets/:petId', status: 200, msg: 'request', clientAddress: '127.0.0.1' });
+    expect(line.durationMs).toEqual(expect.any(Number));
   });
 });
 

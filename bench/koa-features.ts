@@ -1,0 +1,35 @@
+import { randomUUID } from 'node:crypto';
+import type { Context, Next } from 'koa';
+import { GET_PET_DEPRECATION_HEADERS, isGetPet } from '../src/adapters/http/deprecation.js';
+import { HttpMetrics } from '../src/adapters/http/http-metrics.js';
+import { SECURITY_HEADERS } from '../src/adapters/http/request-context.js';
+import { createLogger } from '../src/logger.js';
+import { listenKoa, plainKoaRouter } from './koa-yardstick-app.js';
+
+/*
+ * The Koa + features yardstick: the plain Koa app (same routes, same JSON.stringify) with what every one of the
+ * service's responses carries, through the service's own modules and in one middleware: a request id, the security
+ * headers (and getPet's deprecation notice), the request line through the service's pino logger and its batched
+ * destination, the request counted and timed through the service's prom-client metrics. No key check, limits,
+ * exact int64 or error mapping: what those features cost any Koa app, the floor under the service's own code.
+ */
+const logger = await createLogger({ appEnv: 'production', logLevel: 'info', logFormat: 'json' });
+const metrics = new HttpMetrics(async () => 0);
+const GET_PET_HEADERS = Object.freeze({ ...SECURITY_HEADERS, ...GET_PET_DEPRECATION_HEADERS });
+// The yardstick checks no key; its lines name one as the service's do.
+const API_KEY_ID = 'key_0123456789ab';
+
+async function features(ctx: Context, next: Next): Promise<void> {
+  const started = performance.now();
+  const requestId = randomUUID();
+  ctx.set('X-Request-Id', requestId);
+  ctx.set(isGetPet(ctx.method, ctx.path) ? GET_PET_HEADERS : SECURITY_HEADERS);
+  await next();
+  const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
+  const route = (ctx as Context & { routerPath?: string }).routerPath ?? null;
+  metrics.observeRequest(ctx.method, route ?? 'unmatched', ctx.status, durationMs / 1000);
+  const clientAddress = ctx.req.socket.remoteAddress ?? null;
+  logger.info({ requestId, method: ctx.method, route, status: ctx.status, durationMs, apiKeyId: API_KEY_ID, clientAddress }, 'request');
+}
+
+listenKoa(plainKoaRouter(), 'Koa + features yardstick', [features]);
