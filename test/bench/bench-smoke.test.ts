@@ -145,7 +145,13 @@ describe('npm run bench --storage mongodb (smoke)', () => {
       Object.fromEntries(Object.entries(run.mongoCommands!).filter(([, n]) => n > 0).map(([command, n]) => [command, n / run.requests]));
     expect(perRequest(list!.servers['koa-mongodb']!)).toEqual({ find: 1 });
     expect(perRequest(get!.servers['koa-mongodb']!)).toEqual({ find: 1 });
-    expect(perRequest(create!.servers['koa-mongodb']!)).toEqual({ findAndModify: 1, insert: 1 });
+    // One findAndModify and one insert per create, and one more of each when jongodb handed two concurrent $inc the
+    // same id (the yardstick then takes the next: 1.04 of each per create in one run; never on mongod).
+    const yardstickCreate = perRequest(create!.servers['koa-mongodb']!);
+    expect(Object.keys(yardstickCreate).sort()).toEqual(['findAndModify', 'insert']);
+    expect(yardstickCreate.findAndModify).toBe(yardstickCreate.insert);
+    expect(yardstickCreate.insert).toBeGreaterThanOrEqual(1);
+    expect(yardstickCreate.insert).toBeLessThan(1.5);
     // A fresh Idempotency-Key per create costs the service no round trip of its own: the key is written with the
     // pet. Creates that arrive in one turn share their findAndModify and insert (the adapter's batches), so at most
     // one of each per create.
