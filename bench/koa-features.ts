@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import { GET_PET_DEPRECATION_HEADERS, isGetPet } from '../src/adapters/http/deprecation.js';
 import { HttpMetrics } from '../src/adapters/http/http-metrics.js';
+import { dispatchedRoute } from '../src/adapters/http/observe-requests.js';
 import { SECURITY_HEADERS } from '../src/adapters/http/request-context.js';
 import { createLogger } from '../src/logger.js';
 import { listenKoa, plainKoaRouter } from './koa-yardstick-app.js';
@@ -26,7 +27,7 @@ async function features(ctx: Context, next: Next): Promise<void> {
   ctx.set(isGetPet(ctx.method, ctx.path) ? GET_PET_HEADERS : SECURITY_HEADERS);
   await next();
   const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
-  const route = (ctx as Context & { routerPath?: string }).routerPath ?? null;
+  const route = dispatchedRoute(ctx);
   metrics.observeRequest(ctx.method, route ?? 'unmatched', ctx.status, durationMs / 1000);
   const clientAddress = ctx.req.socket.remoteAddress ?? null;
   logger.info({ requestId, method: ctx.method, route, status: ctx.status, durationMs, apiKeyId: API_KEY_ID, clientAddress }, 'request');
