@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, Next } from 'koa';
-import { GET_PET_DEPRECATION_HEADERS, isGetPet } from '../src/adapters/http/deprecation.js';
 import { HttpMetrics } from '../src/adapters/http/http-metrics.js';
-import { dispatchedRoute } from '../src/adapters/http/observe-requests.js';
-import { SECURITY_HEADERS } from '../src/adapters/http/request-context.js';
+import { dispatchedRoute, RequestObserver } from '../src/adapters/http/observe-requests.js';
+import { fixedHeadersOf } from '../src/adapters/http/request-context.js';
 import { createLogger } from '../src/logger.js';
 import { listenKoa, plainKoaRouter } from './koa-yardstick-app.js';
 
@@ -15,8 +14,7 @@ import { listenKoa, plainKoaRouter } from './koa-yardstick-app.js';
  * exact int64 or error mapping: what those features cost any Koa app, the floor under the service's own code.
  */
 const logger = await createLogger({ appEnv: 'production', logLevel: 'info', logFormat: 'json' });
-const metrics = new HttpMetrics(async () => 0);
-const GET_PET_HEADERS = Object.freeze({ ...SECURITY_HEADERS, ...GET_PET_DEPRECATION_HEADERS });
+const observer = new RequestObserver(logger, new HttpMetrics(async () => 0));
 // The yardstick checks no key; its lines name one as the service's do.
 const API_KEY_ID = 'key_0123456789ab';
 
@@ -24,13 +22,11 @@ async function features(ctx: Context, next: Next): Promise<void> {
   const started = performance.now();
   const requestId = randomUUID();
   ctx.set('X-Request-Id', requestId);
-  ctx.set(isGetPet(ctx.method, ctx.path) ? GET_PET_HEADERS : SECURITY_HEADERS);
+  ctx.set(fixedHeadersOf(ctx.method, ctx.path));
   await next();
   const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
-  const route = dispatchedRoute(ctx);
-  metrics.observeRequest(ctx.method, route ?? 'unmatched', ctx.status, durationMs / 1000);
   const clientAddress = ctx.req.socket.remoteAddress ?? null;
-  logger.info({ requestId, method: ctx.method, route, status: ctx.status, durationMs, apiKeyId: API_KEY_ID, clientAddress }, 'request');
+  observer.record({ requestId, method: ctx.method, route: dispatchedRoute(ctx), status: ctx.status, durationMs, apiKeyId: API_KEY_ID, clientAddress });
 }
 
 listenKoa(plainKoaRouter(), 'Koa + features yardstick', [features]);

@@ -3,7 +3,7 @@ import Router from '@koa/router';
 import Koa, { type Context, type Middleware } from 'koa';
 import { checkListQuery, checkNewPet, checkPetId, errorBody, PetStore } from './yardstick-store.js';
 
-/* What the Koa yardsticks (plain-koa.ts and koa-features.ts in memory, koa-mongodb.ts on MongoDB) share around their routes. */
+/* What the Koa yardsticks (plain-koa.ts and koa-features.ts in memory, koa-mongodb.ts on MongoDB) share. */
 
 /** Answers the service's error body with this status. */
 export function fail(ctx: Context, status: number, code: string, message?: string): void {
@@ -45,8 +45,9 @@ export function plainKoaRouter(): Router {
 }
 
 /**
- * A Koa app of `first` (middleware in front of the rest), the body parser (JSON only; a body that is not JSON leaves ctx.request.body undefined, which the
- * routes refuse with a 400) and the router, on PORT and HOST, printing "<name> listening on http://host:port/v1".
+ * A Koa app of `first` (middleware in front of the rest), the body parser (JSON only; a body that is not JSON leaves
+ * ctx.request.body undefined, which the routes refuse with a 400) and the router, on PORT and HOST, printing
+ * "<name> listening on http://host:port/v1".
  */
 export function listenKoa(router: Router, name: string, first: readonly Middleware[] = []): void {
   const app = new Koa();

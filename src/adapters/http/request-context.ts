@@ -21,6 +21,11 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze(
 /** getPet's responses carry its deprecation notice as well: one set of headers, worked out once. */
 const GET_PET_HEADERS = Object.freeze({ ...SECURITY_HEADERS, ...GET_PET_DEPRECATION_HEADERS });
 
+/** The fixed headers of every response to `method` `path`: the security headers, and getPet's deprecation notice. */
+export function fixedHeadersOf(method: string, path: string): Readonly<Record<string, string>> {
+  return isGetPet(method, path) ? GET_PET_HEADERS : SECURITY_HEADERS;
+}
+
 /** What the service keeps for one request, as ctx.state. */
 export interface RequestState {
   readonly requestId: string;
@@ -65,7 +70,7 @@ export function requestContext(deps: RequestContextDeps) {
     // ctx.response itself rather than ctx's aliases of it, as in send-json.ts.
     const response = ctx.response;
     response.set('X-Request-Id', state.requestId);
-    response.set(isGetPet(ctx.method, ctx.path) ? GET_PET_HEADERS : SECURITY_HEADERS);
+    response.set(fixedHeadersOf(ctx.method, ctx.path));
     // Remembered on the connection, so that the server's own timeout answer can name this request.
     const socket = ctx.req.socket as ServingSocket;
     socket[IN_FLIGHT] = ctx;
