@@ -24,8 +24,10 @@ rateLimiterContract('MongoRateLimiter', async (limit, windowSeconds, now) =>
 );
 
 describe('MongoRateLimiter across instances', () => {
+  // Windows are aligned to the clock: one that stands still keeps a test in one window, wherever the minute is.
+  const standingClock = () => Date.UTC(2029, 0, 1);
   const limiterOn = (connection: MongoConnection, name = 'shared') =>
-    new MongoRateLimiter(connection, name, 5, 60, { exchangeEveryMs: 3_600_000 });
+    new MongoRateLimiter(connection, name, 5, 60, { exchangeEveryMs: 3_600_000, now: standingClock });
 
   it('shares counts through one collection once both instances have exchanged', async () => {
     const [a, b] = [limiterOn(open()), limiterOn(open())];
