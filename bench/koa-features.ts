@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import { HttpMetrics } from '../src/adapters/http/http-metrics.js';
 import { dispatchedRoute, RequestObserver } from '../src/adapters/http/observe-requests.js';
-import { fixedHeadersOf } from '../src/adapters/http/request-context.js';
+import { fixedHeadersOf, msSince } from '../src/adapters/http/request-context.js';
 import { createLogger } from '../src/logger.js';
 import { listenKoa, plainKoaRouter } from './koa-yardstick-app.js';
 
@@ -24,9 +24,8 @@ async function features(ctx: Context, next: Next): Promise<void> {
   ctx.set('X-Request-Id', requestId);
   ctx.set(fixedHeadersOf(ctx.method, ctx.path));
   await next();
-  const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
   const clientAddress = ctx.req.socket.remoteAddress ?? null;
-  observer.record({ requestId, method: ctx.method, route: dispatchedRoute(ctx), status: ctx.status, durationMs, apiKeyId: API_KEY_ID, clientAddress });
+  observer.record({ requestId, method: ctx.method, route: dispatchedRoute(ctx), status: ctx.status, durationMs: msSince(started), apiKeyId: API_KEY_ID, clientAddress });
 }
 
 listenKoa(plainKoaRouter(), 'Koa + features yardstick', [features]);

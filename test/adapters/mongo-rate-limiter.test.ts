@@ -3,6 +3,7 @@ import { MongoConnection } from '../../src/adapters/mongo/connect-mongo.js';
 import { createIndexes } from '../../src/adapters/mongo/mongo-indexes.js';
 import { MongoRateLimiter, mongoRateLimits } from '../../src/adapters/mongo/mongo-rate-limiter.js';
 import { rateLimiterContract } from '../contract/rate-limiter-contract.js';
+import { clockAtWindowStart } from '../support/fake-clock.js';
 import { dropTestDatabase, freshMongoSettings, rawClient } from '../support/mongo-test-db.js';
 import { createTcpProxy } from '../support/tcp-proxy.js';
 
@@ -24,10 +25,9 @@ rateLimiterContract('MongoRateLimiter', async (limit, windowSeconds, now) =>
 );
 
 describe('MongoRateLimiter across instances', () => {
-  // Windows are aligned to the clock: one that stands still keeps a test in one window, wherever the minute is.
-  const standingClock = () => Date.UTC(2029, 0, 1);
+  const clock = clockAtWindowStart();
   const limiterOn = (connection: MongoConnection, name = 'shared') =>
-    new MongoRateLimiter(connection, name, 5, 60, { exchangeEveryMs: 3_600_000, now: standingClock });
+    new MongoRateLimiter(connection, name, 5, 60, { exchangeEveryMs: 3_600_000, now: () => clock.now() });
 
   it('shares counts through one collection once both instances have exchanged', async () => {
     const [a, b] = [limiterOn(open()), limiterOn(open())];

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { AppConfig } from '../../src/config.js';
-import { FakeClock } from '../support/fake-clock.js';
+import { clockAtWindowStart, FakeClock } from '../support/fake-clock.js';
 import { startTestServer, type TestResponse, type TestServer } from '../support/http-harness.js';
 import { freshMongoSettings } from '../support/mongo-test-db.js';
 import { EXCHANGE_EVERY_MS } from '../../src/adapters/mongo/mongo-rate-limiter.js';
@@ -88,12 +88,10 @@ describe('rate limits across two instances on one database', () => {
 
   // Instances exchange counts every EXCHANGE_EVERY_MS in the background: the limit holds across them once
   // both have exchanged, which is the tolerance the README states.
-  // Windows are aligned to the clock: a clock that stands still keeps every request of a test in one window.
-  const windowStart = () => new FakeClock(Date.UTC(2030, 0, 1));
   const afterExchange = () => new Promise((resolve) => setTimeout(resolve, 2 * EXCHANGE_EVERY_MS + 200));
 
   it('counts one key on both instances: 3 requests on A and 3 on B make the 6th 429 (quota 5)', async () => {
-    const [a, b] = await startTwoInstances({ rateLimitPerMinute: 5 }, windowStart());
+    const [a, b] = await startTwoInstances({ rateLimitPerMinute: 5 }, clockAtWindowStart());
     servers.push(a, b);
     const statuses: number[] = [];
     for (const server of [a, a, a, b, b, b]) {
@@ -105,7 +103,7 @@ describe('rate limits across two instances on one database', () => {
   });
 
   it('counts failed authentications from one address on both instances', async () => {
-    const [a, b] = await startTwoInstances({ rateLimitPerMinute: 1000, authFailuresPerMinute: 3 }, windowStart());
+    const [a, b] = await startTwoInstances({ rateLimitPerMinute: 1000, authFailuresPerMinute: 3 }, clockAtWindowStart());
     servers.push(a, b);
     const wrong = (server: TestServer, n: number) => server.request('GET', '/v1/pets', { headers: { Authorization: `Bearer wrong-${n}` } });
     const statuses: number[] = [];

@@ -1,12 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/http-harness.js';
-import { FakeClock } from '../support/fake-clock.js';
+import { clockAtWindowStart } from '../support/fake-clock.js';
 import { sha256Hex } from '../../src/adapters/keys/hashed-api-key-verifier.js';
 import { captureLogs } from '../support/log-capture.js';
 import { TEST_API_KEY } from '../support/test-config.js';
 
-// Windows are aligned to the clock: a clock that stands still keeps every request of a test in one window.
-const windowStart = () => new FakeClock(Date.UTC(2029, 0, 1));
 const OTHER_KEY = 'another-key-for-rate-limits-0123456789abcdef';
 
 describe('rate limits', () => {
@@ -20,7 +18,7 @@ describe('rate limits', () => {
     server!.request('GET', '/v1/pets', { headers: { Authorization: `Bearer ${apiKey}` } });
 
   it('reports the quota once 90% of it is used, and answers 429 rate_limited once it is spent', async () => {
-    server = await startTestServer({ apiKeys: [TEST_API_KEY, OTHER_KEY], rateLimitPerMinute: 20 }, { clock: windowStart() });
+    server = await startTestServer({ apiKeys: [TEST_API_KEY, OTHER_KEY], rateLimitPerMinute: 20 }, { clock: clockAtWindowStart() });
     for (let used = 1; used <= 20; used++) {
       const response = await get(TEST_API_KEY);
       expect(response.status).toBe(200);
@@ -41,7 +39,7 @@ describe('rate limits', () => {
   });
 
   it('counts each API key separately', async () => {
-    server = await startTestServer({ apiKeys: [TEST_API_KEY, OTHER_KEY], rateLimitPerMinute: 2 }, { clock: windowStart() });
+    server = await startTestServer({ apiKeys: [TEST_API_KEY, OTHER_KEY], rateLimitPerMinute: 2 }, { clock: clockAtWindowStart() });
     await get(TEST_API_KEY);
     await get(TEST_API_KEY);
     expect((await get(TEST_API_KEY)).status).toBe(429);
@@ -49,7 +47,7 @@ describe('rate limits', () => {
   });
 
   it('refuses an address that failed authentication too often, even with a right key', async () => {
-    server = await startTestServer({ rateLimitPerMinute: 1000, authFailuresPerMinute: 3 }, { clock: windowStart() });
+    server = await startTestServer({ rateLimitPerMinute: 1000, authFailuresPerMinute: 3 }, { clock: clockAtWindowStart() });
     for (let attempt = 0; attempt < 3; attempt++) {
       expect((await get(`wrong-key-${attempt}`)).status).toBe(401);
     }
@@ -62,7 +60,7 @@ describe('rate limits', () => {
   });
 
   it('does not count requests without any key as guesses', async () => {
-    server = await startTestServer({ rateLimitPerMinute: 1000, authFailuresPerMinute: 2 }, { clock: windowStart() });
+    server = await startTestServer({ rateLimitPerMinute: 1000, authFailuresPerMinute: 2 }, { clock: clockAtWindowStart() });
     for (let attempt = 0; attempt < 5; attempt++) {
       expect((await server.request('GET', '/v1/pets', { anonymous: true })).status).toBe(401);
     }
@@ -71,7 +69,7 @@ describe('rate limits', () => {
 
   it('logs each 429 with the key id it throttled, and counts refusals by limit in /metrics', async () => {
     const logs = await captureLogs();
-    server = await startTestServer({ rateLimitPerMinute: 2, authFailuresPerMinute: 1 }, { clock: windowStart(), logger: logs.logger });
+    server = await startTestServer({ rateLimitPerMinute: 2, authFailuresPerMinute: 1 }, { clock: clockAtWindowStart(), logger: logs.logger });
     const throttled = ['limited-1', 'limited-2', 'limited-3'];
     for (const [n, requestId] of ['ok-1', 'ok-2', ...throttled].entries()) {
       const response = await server.request('GET', '/v1/pets', { headers: { 'X-Request-Id': requestId } });
@@ -90,7 +88,7 @@ describe('rate limits', () => {
   });
 
   it('turns every limit off with RATE_LIMIT_PER_MINUTE=0', async () => {
-    server = await startTestServer({ rateLimitPerMinute: 0, authFailuresPerMinute: 1 }, { clock: windowStart() });
+    server = await startTestServer({ rateLimitPerMinute: 0, authFailuresPerMinute: 1 }, { clock: clockAtWindowStart() });
     for (let attempt = 0; attempt < 5; attempt++) expect((await get(`bad-${attempt}`)).status).toBe(401);
     const response = await get(TEST_API_KEY);
     expect(response.status).toBe(200);

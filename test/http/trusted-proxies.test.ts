@@ -1,14 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AppConfig } from '../../src/config.js';
-import { FakeClock } from '../support/fake-clock.js';
+import { clockAtWindowStart } from '../support/fake-clock.js';
 import { startTestServer, type TestServer } from '../support/http-harness.js';
 import { captureLogs } from '../support/log-capture.js';
 
 /*
  * Issue 11, R2: failed authentications are limited per client address. Behind a load balancer that address
  * comes from X-Forwarded-For, believed only past the proxies listed in TRUSTED_PROXIES (off by default).
- * Every test client connects from 127.0.0.1. Windows are aligned to the clock, so a clock that stands still
- * keeps each test in one window: with the system clock, a test crossing a minute boundary saw its lock-out reset.
+ * Every test client connects from 127.0.0.1.
  */
 const FAILURES_ALLOWED = 3;
 const WRONG_KEY = 'Bearer wrong-key-0000000000000000';
@@ -20,7 +19,7 @@ describe('the client address behind proxies', () => {
   async function start(overrides: Partial<AppConfig>, logger?: Awaited<ReturnType<typeof captureLogs>>['logger']): Promise<TestServer> {
     server = await startTestServer(
       { rateLimitPerMinute: 10_000, authFailuresPerMinute: FAILURES_ALLOWED, ...overrides },
-      { clock: new FakeClock(Date.UTC(2029, 0, 1)), ...(logger === undefined ? {} : { logger }) },
+      { clock: clockAtWindowStart(), ...(logger === undefined ? {} : { logger }) },
     );
     return server;
   }

@@ -85,6 +85,11 @@ export function inFlightRequest(socket: Duplex): Context | undefined {
   return (socket as ServingSocket)[IN_FLIGHT];
 }
 
+/** Milliseconds since `started` (a performance.now()), to the microsecond: a request line's durationMs. */
+export function msSince(started: number): number {
+  return Math.round((performance.now() - started) * 1000) / 1000;
+}
+
 /** The log line of a request, as answered with `status`. */
 export function requestLine(ctx: Context, status: number, route: string | null): RequestLine {
   const state = ctx.state as RequestState;
@@ -93,7 +98,7 @@ export function requestLine(ctx: Context, status: number, route: string | null):
     method: ctx.method,
     route,
     status,
-    durationMs: Math.round((performance.now() - state.started) * 1000) / 1000,
+    durationMs: msSince(state.started),
     apiKeyId: state.apiKeyId,
     clientAddress: state.clientAddress,
   };
