@@ -3,7 +3,7 @@
 # install and start commands for real (without a container engine) and checks the rest.
 
 # Build stage: every dependency (TypeScript among them), then `npm run build` into dist/.
-FROM node:20-slim AS build
+FROM node:24-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund --omit=optional
@@ -12,7 +12,7 @@ COPY src src
 RUN npm run build
 
 # Final stage: production dependencies and the built service, nothing else.
-FROM node:20-slim
+FROM node:24-slim
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./

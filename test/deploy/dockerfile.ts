@@ -10,7 +10,7 @@ export interface Instruction {
 }
 
 export interface Stage {
-  /** The FROM line's image and stage name (`FROM node:20-slim AS build`). */
+  /** The FROM line's image and stage name (`FROM node:24-slim AS build`). */
   readonly image: string;
   readonly name: string | undefined;
   readonly instructions: readonly Instruction[];

@@ -153,11 +153,11 @@ describe('the Dockerfile', () => {
     expect(argsOf(final, 'ENTRYPOINT')).toEqual([]);
   });
 
-  it('builds with dev dependencies in one stage and ships a slim Node 20 stage with production ones, as a non-root user', () => {
+  it('builds with dev dependencies in one stage and ships a slim Node 24 stage with production ones, as a non-root user', () => {
     expect(stages).toHaveLength(2);
     expect(argsOf(build, 'RUN')).toContain('npm run build');
     expect(argsOf(build, 'RUN').find((args) => args.startsWith('npm ci'))).not.toMatch(/--omit=dev/);
-    expect(final.image).toMatch(/^node:20(\.\d+)*-(bookworm-)?slim$/);
+    expect(final.image).toMatch(/^node:24(\.\d+)*-(bookworm-)?slim$/);
     expect(finalInstall()).toEqual(expect.arrayContaining(['npm', 'ci', '--omit=dev']));
     expect(argsOf(final, 'ENV')).toContain('NODE_ENV=production');
     expect(argsOf(final, 'USER')).toHaveLength(1);

@@ -1,11 +1,11 @@
 // The built service with the SDK's in-memory span exporter instead of one the OTEL_* variables choose, as the
 // start command's preload would start it: the SDK first, then the service's modules, which it patches as they load.
 // Its spans are read over IPC ('spans'); `X-Test-Throw: plain` makes a team middleware fail unexpectedly.
-import { tracing } from '@opentelemetry/sdk-node';
+import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import { startTracing } from '../../dist/start-tracing.js';
 
-const finished = new tracing.InMemorySpanExporter();
-await startTracing([new tracing.SimpleSpanProcessor(finished)]);
+const finished = new InMemorySpanExporter();
+await startTracing([new SimpleSpanProcessor({ exporter: finished })]);
 
 const { loadConfig } = await import('../../dist/load-config.js');
 const { createLogger } = await import('../../dist/logger.js');
