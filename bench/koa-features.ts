@@ -3,7 +3,7 @@ import type { Context, Next } from 'koa';
 import { HttpMetrics } from '../src/adapters/http/http-metrics.js';
 import { dispatchedRoute, RequestObserver } from '../src/adapters/http/observe-requests.js';
 import { fixedHeadersOf, msSince } from '../src/adapters/http/request-context.js';
-import { createLogger } from '../src/logger.js';
+import { createLogger } from '../src/telemetry/logger.js';
 import { listenKoa, plainKoaRouter } from './koa-yardstick-app.js';
 
 /*

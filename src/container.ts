@@ -11,8 +11,8 @@ import { InMemoryPetRepository } from './adapters/memory/in-memory-pet-repositor
 import type { MongoConnection } from './adapters/mongo/connect-mongo.js';
 import type * as MongoStorage from './adapters/mongo/mongo-storage.js';
 import type * as RequestTracing from './adapters/http/request-tracing.js';
-import type { AppConfig } from './config.js';
-import type { Logger } from './logger.js';
+import type { AppConfig } from './config/config.js';
+import type { Logger } from './telemetry/logger.js';
 import { PetCatalog } from './core/pet-catalog.js';
 import type { ApiKeyVerifier } from './ports/api-key-verifier.js';
 import type { Clock } from './ports/clock.js';

@@ -1,15 +1,15 @@
-import { ConfigError, type AppConfig } from './config.js';
-import { loadConfig } from './load-config.js';
-import { createLogger, type Logger } from './logger.js';
-import { startService, type RunningService } from './start-service.js';
+import { ConfigError, type AppConfig } from './config/config.js';
+import { loadConfig } from './config/load-config.js';
+import { createLogger, type Logger } from './telemetry/logger.js';
+import { startService, type RunningService } from './server/start-service.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = await createLogger(config);
   const service = await startService(config, { logger });
-  const tracing = config.tracing ? await import('./start-tracing.js') : undefined;
+  const tracing = config.tracing ? await import('./telemetry/start-tracing.js') : undefined;
   if (tracing !== undefined && !tracing.tracingStarted()) {
-    logger.warn('OTEL_* variables ask for traces, but the SDK did not start: start with node --import ./dist/tracing.js (npm start does)');
+    logger.warn('OTEL_* variables ask for traces, but the SDK did not start: start with node --import ./dist/telemetry/tracing-preload.js (npm start does)');
   }
   stopOnSignals(service, logger, tracing?.stopTracing);
   const docs = { docsUrl: `${service.url}/docs`, openapiUrl: `${service.url}/v1/openapi.json` };

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { BatchedLines } from '../src/batched-lines.js';
+import { BatchedLines } from '../src/telemetry/batched-lines.js';
 
 /* The production log destination, over pino's own (sonic-boom) writing a real file. */
 

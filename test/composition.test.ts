@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { InMemoryRateLimiter } from '../src/adapters/memory/in-memory-rate-limiter.js';
-import { ConfigError } from '../src/config.js';
-import { loadConfig } from '../src/load-config.js';
-import { startService, type RunningService } from '../src/start-service.js';
+import { ConfigError } from '../src/config/config.js';
+import { loadConfig } from '../src/config/load-config.js';
+import { startService, type RunningService } from '../src/server/start-service.js';
 
 // No load balancer routes to these: stop() need not wait for one to notice.
 const NO_GRACE = { SHUTDOWN_GRACE_MS: '0' };

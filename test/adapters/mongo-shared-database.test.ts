@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { AppConfig } from '../../src/config.js';
+import type { AppConfig } from '../../src/config/config.js';
 import { clockAtWindowStart, FakeClock } from '../support/fake-clock.js';
 import { startTestServer, type TestResponse, type TestServer } from '../support/http-harness.js';
 import { freshMongoSettings } from '../support/mongo-test-db.js';

@@ -100,7 +100,7 @@ describe('the architecture', () => {
     expect(atStart).toContain('container.ts');
     expect(atStart).toContain('adapters/memory/in-memory-pet-repository.ts');
     expect([...atStart].filter((path) => adapterOf(path) === 'mongo')).toEqual([]);
-    expect(readFileSync(join(SRC, 'start-service.ts'), 'utf8')).toContain("await import('./adapters/mongo/mongo-storage.js')");
+    expect(readFileSync(join(SRC, 'server/start-service.ts'), 'utf8')).toContain("await import('../adapters/mongo/mongo-storage.js')");
     expect(loadedFrom('adapters/mongo/mongo-storage.ts')).toContain('adapters/mongo/mongo-pet-repository.ts');
   });
 

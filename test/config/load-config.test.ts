@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/config.js';
-import { loadConfig } from '../../src/load-config.js';
+import { ConfigError } from '../../src/config/config.js';
+import { loadConfig } from '../../src/config/load-config.js';
 
 describe('loadConfig', () => {
   it('gives local development defaults when APP_ENV is unset', () => {

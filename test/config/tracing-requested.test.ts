@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/load-config.js';
-import { tracingRequested } from '../../src/tracing-requested.js';
+import { loadConfig } from '../../src/config/load-config.js';
+import { tracingRequested } from '../../src/telemetry/tracing-requested.js';
 
 describe('tracingRequested', () => {
   it('is off with no OTEL_* variable, or only ones that configure a running SDK', () => {

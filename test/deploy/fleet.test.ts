@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
-import { loadConfig } from '../../src/load-config.js';
+import { loadConfig } from '../../src/config/load-config.js';
 import { ROOT } from '../support/service-process.js';
 
 const run = promisify(execFile);

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { DOCS_ASSETS } from '../../src/adapters/http/docs-page.js';
+import { DOCS_ASSETS } from '../../src/adapters/http/openapi/docs-page.js';
 import type { TestResponse } from '../support/http-harness.js';
 import { authOutcome, UNIMPLEMENTED_METHODS, type FuzzRequest } from './hostile-requests.js';
 import { INT64_MAX, INT64_MIN, PET_STATUSES, type NewPetFields } from './json-bodies.js';

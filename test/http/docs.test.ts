@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { DOCS_ASSETS, DOCS_CSP } from '../../src/adapters/http/docs-page.js';
+import { DOCS_ASSETS, DOCS_CSP } from '../../src/adapters/http/openapi/docs-page.js';
 import { SECURITY_HEADERS } from '../../src/adapters/http/request-context.js';
 import { useTestServer } from '../support/http-harness.js';
 import { expectError } from './expect-http.js';

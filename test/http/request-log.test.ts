@@ -87,7 +87,7 @@ describe('the logger', () => {
 
   it('writes nothing at level silent', async () => {
     const lines: string[] = [];
-    const { createLogger } = await import('../../src/logger.js');
+    const { createLogger } = await import('../../src/telemetry/logger.js');
     const logger = await createLogger({ appEnv: 'local', logLevel: 'silent', logFormat: 'json' }, { write: (line) => void lines.push(line) });
     logger.error('hidden');
     expect(lines).toEqual([]);

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AppConfig } from '../../src/config.js';
+import type { AppConfig } from '../../src/config/config.js';
 import { clockAtWindowStart } from '../support/fake-clock.js';
 import { startTestServer, type TestServer } from '../support/http-harness.js';
 import { captureLogs } from '../support/log-capture.js';

@@ -1,7 +1,7 @@
 import { parse } from 'lossless-json';
 import { afterAll, beforeAll, inject } from 'vitest';
-import type { AppConfig } from '../../src/config.js';
-import { startService, type RunningService, type StartOptions, type StopResult } from '../../src/start-service.js';
+import type { AppConfig } from '../../src/config/config.js';
+import { startService, type RunningService, type StartOptions, type StopResult } from '../../src/server/start-service.js';
 import { dropTestDatabase, freshMongoSettings } from './mongo-test-db.js';
 import { OpenApiConformance } from './openapi-conformance.js';
 import { TEST_API_KEY, testConfig } from './test-config.js';

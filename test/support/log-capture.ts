@@ -1,4 +1,4 @@
-import { createLogger, type Logger } from '../../src/logger.js';
+import { createLogger, type Logger } from '../../src/telemetry/logger.js';
 
 export interface CapturedLogs {
   /** The real logger (same options as production), writing into memory. */

@@ -1,4 +1,4 @@
-import type { AppConfig } from '../../src/config.js';
+import type { AppConfig } from '../../src/config/config.js';
 
 export const TEST_API_KEY = 'test-key-0123456789abcdefghijklmnopqrstuvwxyz';
 

@@ -2,14 +2,14 @@
 // start command's preload would start it: the SDK first, then the service's modules, which it patches as they load.
 // Its spans are read over IPC ('spans'); `X-Test-Throw: plain` makes a team middleware fail unexpectedly.
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
-import { startTracing } from '../../dist/start-tracing.js';
+import { startTracing } from '../../dist/telemetry/start-tracing.js';
 
 const finished = new InMemorySpanExporter();
 await startTracing([new SimpleSpanProcessor({ exporter: finished })]);
 
-const { loadConfig } = await import('../../dist/load-config.js');
-const { createLogger } = await import('../../dist/logger.js');
-const { startService } = await import('../../dist/start-service.js');
+const { loadConfig } = await import('../../dist/config/load-config.js');
+const { createLogger } = await import('../../dist/telemetry/logger.js');
+const { startService } = await import('../../dist/server/start-service.js');
 
 const config = { ...loadConfig(), tracing: true };
 const logger = await createLogger(config);

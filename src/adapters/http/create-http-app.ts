@@ -7,15 +7,15 @@ import type { RateLimits } from '../../ports/rate-limiter.js';
 import { requireApiKey } from './authenticate.js';
 import { trustedProxyList } from './client-address.js';
 import { cors } from './cors.js';
-import { addDocsRoutes } from './docs-routes.js';
+import { addDocsRoutes } from './openapi/docs-routes.js';
 import { respondWithErrors } from './error-responses.js';
 import { addHealthRoutes, type Readiness } from './health-routes.js';
 import type { HttpMetrics } from './http-metrics.js';
 import type { IdempotencySettings } from './idempotency.js';
 import { addMetricsRoutes } from './metrics-routes.js';
 import { RequestObserver } from './observe-requests.js';
-import type { OpenApiServers } from './openapi-document.js';
-import { addOpenApiRoutes } from './openapi-routes.js';
+import type { OpenApiServers } from './openapi/openapi-document.js';
+import { addOpenApiRoutes } from './openapi/openapi-routes.js';
 import { addPetRoutes } from './pet-routes.js';
 import { requestContext } from './request-context.js';
 

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { GET_PET_SUCCESSOR, GET_PET_SUNSET_AT } from './deprecation.js';
-import type { ErrorName } from './openapi-responses.js';
+import type { ErrorName } from './openapi/openapi-responses.js';
 import { ListPetsQuerySchema, NewPetSchema, PetIdSchema, PetSchema, PetsSchema } from './wire-schemas.js';
 
 /*

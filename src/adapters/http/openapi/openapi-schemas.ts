@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { INT64_MAX, INT64_MIN } from '../../core/pet.js';
-import { ErrorSchema, HealthSchema, NewPetSchema, PetSchema, PetsSchema, PetStatusSchema } from './wire-schemas.js';
+import { INT64_MAX, INT64_MIN } from '../../../core/pet.js';
+import { ErrorSchema, HealthSchema, NewPetSchema, PetSchema, PetsSchema, PetStatusSchema } from '../wire-schemas.js';
 
 /*
  * JSON Schema from the zod wire schemas (OpenAPI 3.1 schemas are JSON Schema 2020-12): nothing here

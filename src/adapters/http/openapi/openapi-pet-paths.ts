@@ -3,7 +3,7 @@ import { EXAMPLE_NEW_PET, EXAMPLE_PET, PARAMETER_EXAMPLES } from './openapi-exam
 import { API_HEADERS, DEPRECATION_HEADERS, header } from './openapi-headers.js';
 import { ERRORS, errorResponse, jsonContent } from './openapi-responses.js';
 import { ref, toSchema, type Json } from './openapi-schemas.js';
-import { PET_OPERATIONS, type PetOperation } from './pet-operations.js';
+import { PET_OPERATIONS, type PetOperation } from '../pet-operations.js';
 
 /*
  * paths of the interface, derived from the route table (pet-operations.ts) and the wire schemas. What is

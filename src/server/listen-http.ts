@@ -1,7 +1,7 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { AppConfig } from './config.js';
+import type { AppConfig } from '../config/config.js';
 import { trackConnections } from './drain-http.js';
 
 /** A listener with every limit explicit: header size, time to send headers, to send the request, idle keep-alive. */

@@ -1,5 +1,5 @@
-import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from '../../core/pet-catalog.js';
-import { INT64_MAX } from '../../core/pet.js';
+import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from '../../../core/pet-catalog.js';
+import { INT64_MAX } from '../../../core/pet.js';
 import { OPERATIONS_DOCUMENT_PATH, type OpenApiServers } from './openapi-info.js';
 
 /*

@@ -3,7 +3,7 @@ import { stringify } from 'lossless-json';
 import { buildOpenApiDocument } from './openapi-document.js';
 import { OPERATIONS_DOCUMENT_PATH, type OpenApiOptions, type OpenApiServers } from './openapi-info.js';
 import { buildOperationsDocument } from './openapi-operations-document.js';
-import { sendJson } from './send-json.js';
+import { sendJson } from '../send-json.js';
 
 /**
  * GET /v1/openapi.json (the interface) and GET /openapi-operations.json (probes, docs, metrics): public,

@@ -1,16 +1,16 @@
 import 'reflect-metadata';
 import type { Server } from 'node:http';
 import type { Middleware } from 'koa';
-import { answerClientErrors } from './adapters/http/client-errors.js';
-import { logUnexpectedError, RequestObserver } from './adapters/http/observe-requests.js';
-import { inFlightRequest } from './adapters/http/request-context.js';
-import { apiKeysInForce, type ApiKeysInForce } from './api-keys-in-force.js';
-import { ConfigError, ENV_OVERRIDES, type AppConfig } from './config.js';
-import { compose, TOKENS, type Runtime } from './container.js';
+import { answerClientErrors } from '../adapters/http/client-errors.js';
+import { logUnexpectedError, RequestObserver } from '../adapters/http/observe-requests.js';
+import { inFlightRequest } from '../adapters/http/request-context.js';
+import { apiKeysInForce, type ApiKeysInForce } from '../config/api-keys-in-force.js';
+import { ConfigError, ENV_OVERRIDES, type AppConfig } from '../config/config.js';
+import { compose, TOKENS, type Runtime } from '../container.js';
 import { closingWhileDraining, drainHttp } from './drain-http.js';
 import { listenHttp, urlOf } from './listen-http.js';
-import { createLogger, type Logger } from './logger.js';
-import type { Clock } from './ports/clock.js';
+import { createLogger, type Logger } from '../telemetry/logger.js';
+import type { Clock } from '../ports/clock.js';
 
 export interface RunningService {
   readonly server: Server;
@@ -50,7 +50,7 @@ export async function startService(config: AppConfig, options: StartOptions = {}
   // Connected before composing, so resolution stays synchronous; an unreachable server does not stop start-up.
   const mongo = config.storage === 'mongodb' ? await connectStorage(config, logger) : undefined;
   // Loaded only when tracing is on, so that without it nothing of OpenTelemetry is in the process.
-  const tracing = config.tracing ? await import('./adapters/http/request-tracing.js') : undefined;
+  const tracing = config.tracing ? await import('../adapters/http/request-tracing.js') : undefined;
   try {
     return await listenAll(config, { keys, logger, mongo, tracing, clock: options.clock, middleware: options.middleware });
   } catch (error) {
@@ -61,7 +61,7 @@ export async function startService(config: AppConfig, options: StartOptions = {}
 
 // The driver is loaded here, for mongodb storage only (see mongo-storage.ts).
 async function connectStorage(config: AppConfig, logger: Logger): Promise<NonNullable<Runtime['mongo']>> {
-  const adapters = await import('./adapters/mongo/mongo-storage.js');
+  const adapters = await import('../adapters/mongo/mongo-storage.js');
   // The driver's URL parser is the authority on what it accepts; a URL it refuses would never connect.
   const invalid = adapters.invalidMongoUrl(config.mongodb);
   if (invalid !== undefined) throw new ConfigError(`Invalid setting ${ENV_OVERRIDES['mongodb.url']}: ${invalid}`);

@@ -1,5 +1,5 @@
-import { encodeCursor } from './cursor.js';
-import type { ErrorBody } from './error-responses.js';
+import { encodeCursor } from '../cursor.js';
+import type { ErrorBody } from '../error-responses.js';
 
 /*
  * The document's examples, chosen so that example-driven tools (Postman, Dredd, Prism) run without edits

@@ -1,6 +1,6 @@
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import { BatchedLines } from './batched-lines.js';
-import { ConfigError, type AppConfig } from './config.js';
+import { ConfigError, type AppConfig } from '../config/config.js';
 
 export type { Logger };
 

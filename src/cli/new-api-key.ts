@@ -1,5 +1,5 @@
-import { hashedKeyEntry } from './adapters/keys/hashed-api-key-verifier.js';
-import { newApiKey } from './api-keys-in-force.js';
+import { hashedKeyEntry } from '../adapters/keys/hashed-api-key-verifier.js';
+import { newApiKey } from '../config/api-keys-in-force.js';
 
 // `npm run key:new`: a key for the client, and the digest entry for API_KEYS, so servers never hold plain keys.
 const key = newApiKey();

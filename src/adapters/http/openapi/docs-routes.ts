@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { ApiError } from './api-error.js';
+import { ApiError } from '../api-error.js';
 import { DOCS_ASSETS, DOCS_CSP, DOCS_HTML, type DocsAsset } from './docs-page.js';
 
 interface LoadedAsset {

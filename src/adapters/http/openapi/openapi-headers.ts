@@ -1,9 +1,9 @@
-import { EXPOSE_HEADERS } from './cors.js';
-import { GET_PET_DEPRECATION_HEADERS } from './deprecation.js';
+import { EXPOSE_HEADERS } from '../cors.js';
+import { GET_PET_DEPRECATION_HEADERS } from '../deprecation.js';
 import { DOCS_CSP } from './docs-page.js';
 import { NEXT_LINK_EXAMPLE, REQUEST_ID_EXAMPLE } from './openapi-examples.js';
 import { ref, type Json } from './openapi-schemas.js';
-import { SECURITY_HEADERS } from './request-context.js';
+import { SECURITY_HEADERS } from '../request-context.js';
 
 /*
  * Every response header the service sends, as components.headers, and the sets each kind of response carries.

@@ -1,4 +1,4 @@
-import type { ErrorBody } from './error-responses.js';
+import type { ErrorBody } from '../error-responses.js';
 import { errorExample } from './openapi-examples.js';
 import { API_HEADERS, BASE_HEADERS, header } from './openapi-headers.js';
 import { ref, type Json } from './openapi-schemas.js';
