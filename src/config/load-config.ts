@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { APP_ENVS, ConfigError, configSchema, ENV_OVERRIDES, LIST_SETTINGS, type AppConfig } from './config.js';
 import { tracingRequested } from '../telemetry/tracing-requested.js';
 
-const CONFIG_DIR = fileURLToPath(new URL('../../config', import.meta.url));
+const CONFIG_DIR = fileURLToPath(new URL('../../config/', import.meta.url));
 
 type Env = Readonly<Record<string, string | undefined>>;
 
