@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# The service's image: README "Deploying". test/deploy/production-build.test.ts runs this file's final-stage
+# The service's image: docs/deploying.md, "The container image". test/deploy/production-build.test.ts runs this file's final-stage
 # install and start commands for real (without a container engine) and checks the rest.
 
 # Build stage: every dependency (TypeScript among them), then `npm run build` into dist/.

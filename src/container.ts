@@ -90,7 +90,7 @@ export function compose(config: AppConfig, runtime: Runtime): Container {
       metricsOnApiPort: config.metricsPort === undefined,
       onUnexpectedError: runtime.onUnexpectedError,
       logger: runtime.logger,
-      // Standard Koa middleware for every API route: a team adds its own here (README, "Adding Koa middleware").
+      // Standard Koa middleware for every API route: a team adds its own here (docs/koa-middleware.md).
       middleware: [...(runtime.middleware ?? [])],
     });
   container

@@ -6,7 +6,7 @@ type SonicBoom = ReturnType<typeof pino.destination>;
  * pino's destination for stdout: lines are joined here and handed to pino's own destination (sonic-boom) a
  * batch at a time, once `batchChars` have gathered or every `flushEveryMs`, and on exit. Not sonic-boom's own
  * minLength: its write() measures the whole pending batch (Buffer.byteLength) on every line, which made a
- * request line cost three times as much (README, known issues).
+ * request line cost three times as much (docs/known-issues.md).
  */
 export class BatchedLines implements DestinationStream {
   private pending = '';

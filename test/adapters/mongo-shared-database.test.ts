@@ -87,7 +87,7 @@ describe('rate limits across two instances on one database', () => {
   });
 
   // Instances exchange counts every EXCHANGE_EVERY_MS in the background: the limit holds across them once
-  // both have exchanged, which is the tolerance the README states.
+  // both have exchanged, which is the tolerance docs/api.md states (Rate limits).
   const afterExchange = () => new Promise((resolve) => setTimeout(resolve, 2 * EXCHANGE_EVERY_MS + 200));
 
   it('counts one key on both instances: 3 requests on A and 3 on B make the 6th 429 (quota 5)', async () => {

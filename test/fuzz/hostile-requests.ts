@@ -58,7 +58,7 @@ export const authorizationHeader: fc.Arbitrary<string | undefined> = fc.oneof(
   headerText(60),
 );
 
-/** What the key check must conclude, as the README states it: `Bearer <key>`, scheme in any case. */
+/** What the key check must conclude, as docs/api.md states it: `Bearer <key>`, scheme in any case. */
 export function authOutcome(header: string | undefined): 'ok' | 'missing_api_key' | 'invalid_api_key' {
   if (header === undefined) return 'missing_api_key';
   const trimmed = header.replace(/^[ \t]+|[ \t]+$/g, '');

@@ -111,10 +111,10 @@ describe('the served OpenAPI document', () => {
     expect(text).not.toContain('9223372036854776000');
   });
 
-  it('enumerates the error codes, each listed in the README', () => {
+  it('enumerates the error codes, each listed in docs/operations.md', () => {
     expect(doc.components.schemas.Error.properties.code.enum).toEqual([...ERROR_CODES]);
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    for (const code of ERROR_CODES) expect(readme, code).toContain(`\`${code}\``);
+    const page = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
+    for (const code of ERROR_CODES) expect(page, code).toContain(`\`${code}\``);
   });
 
   it('carries a default only for the list limit (20), the one default the interface has', () => {

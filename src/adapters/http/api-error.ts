@@ -1,4 +1,4 @@
-/** Failures the HTTP adapter detects itself, before or around the core; their codes are listed in the README. */
+/** Failures the HTTP adapter detects itself, before or around the core; their codes are listed in docs/operations.md, "Error codes". */
 export const API_ERROR_CODES = [
   'malformed_request',
   'malformed_json',

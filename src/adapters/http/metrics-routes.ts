@@ -4,7 +4,7 @@ import { respondWithErrors } from './error-responses.js';
 import type { HttpMetrics } from './http-metrics.js';
 import { requestContext } from './request-context.js';
 
-/** GET /metrics in the Prometheus text format; no key (see the README on where to expose it). */
+/** GET /metrics in the Prometheus text format; no key (see docs/operations.md, "Metrics", on where to expose it). */
 export function addMetricsRoutes(router: Router, metrics: HttpMetrics): void {
   router.get('/metrics', async (ctx) => {
     const text = await metrics.render();

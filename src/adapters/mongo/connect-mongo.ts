@@ -110,7 +110,7 @@ export class MongoConnection {
    * own retry. The driver's whole-operation timeout (timeoutMS) is a no-op since 7.8, so the bound is ours. At the
    * deadline the call rejects with MongoDeadlineExceeded and `signal` aborts: reads hand it to the driver, which
    * then closes the hung socket and drops its retry. Writes take no signal; an abandoned write ends at
-   * socketTimeoutMS (README, "Timeouts"), and keeps its admission slot until then.
+   * socketTimeoutMS (docs/mongodb.md, "Timeouts"), and keeps its admission slot until then.
    */
   run<T>(operation: (db: Db, signal: AbortSignal) => Promise<T>): Promise<T> {
     const { timeoutMs } = this.settings;
