@@ -1,7 +1,8 @@
 import { ConfigError, type AppConfig } from './config/config.js';
 import { loadConfig } from './config/load-config.js';
-import { createLogger, type Logger } from './telemetry/logger.js';
+import { createLogger } from './telemetry/logger.js';
 import { startService, type RunningService } from './server/start-service.js';
+import { stopOnSignals } from './server/stop-on-signals.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -11,7 +12,8 @@ async function main(): Promise<void> {
   if (tracing !== undefined && !tracing.tracingStarted()) {
     logger.warn('OTEL_* variables ask for traces, but the SDK did not start: start with node --import ./dist/telemetry/tracing-preload.js (npm start does)');
   }
-  stopOnSignals(service, logger, tracing?.stopTracing);
+  tracing?.logExportFailures(logger);
+  stopOnSignals({ service, logger, timeoutMs: config.shutdownTimeoutMs, stopTracing: tracing?.stopTracing });
   const docs = { docsUrl: `${service.url}/docs`, openapiUrl: `${service.url}/v1/openapi.json` };
   if (service.generatedApiKey !== undefined) {
     // The one message that bypasses the logger: the key must never reach a log. Written (synchronously)
@@ -28,27 +30,6 @@ async function main(): Promise<void> {
   );
   // Log lines are batched; whoever waits for this one (an operator, an orchestrator) should not.
   logger.flush();
-}
-
-// First SIGTERM/SIGINT drains, then the spans still held are exported; a second one (Ctrl-C again) gives up waiting.
-function stopOnSignals(service: RunningService, logger: Logger, stopTracing?: () => Promise<void>): void {
-  let stopping = false;
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (stopping) {
-      logger.warn({ signal }, 'second signal: exiting without waiting');
-      process.exit(1);
-    }
-    stopping = true;
-    logger.info({ signal }, 'shutting down: draining requests');
-    logger.flush();
-    void service.stop().then(async ({ forced, durationMs }) => {
-      await stopTracing?.().catch((error: unknown) => logger.warn({ err: error }, 'spans not exported at shutdown'));
-      logger[forced ? 'warn' : 'info']({ forced, durationMs }, forced ? 'stopped at the deadline' : 'stopped');
-      process.exit(forced ? 1 : 0);
-    });
-  };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
 }
 
 function metricsUrl(config: AppConfig, service: RunningService): string | null {

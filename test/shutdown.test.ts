@@ -4,7 +4,8 @@ import { connect, type AddressInfo, type Socket } from 'node:net';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { compose, TOKENS } from '../src/container.js';
-import { startListening } from './support/service-process.js';
+import { SAME_DELIVERY_MS } from '../src/server/stop-on-signals.js';
+import { portOf, startListening, spawnService, type ListeningService } from './support/service-process.js';
 import { TEST_API_KEY, testConfig } from './support/test-config.js';
 
 
@@ -133,6 +134,72 @@ describe('graceful shutdown of the real process', () => {
 });
 
 const POST = SLOW_POST_HEAD + BODY;
+
+interface GroupLeader extends ListeningService {
+  /** The service's own pid (npm is the group leader). */
+  readonly nodePid: number;
+}
+
+/** `npm start` as a terminal or systemd runs it: npm and the service in a process group of their own. */
+async function npmStartInItsOwnGroup(env: Record<string, string>): Promise<GroupLeader> {
+  const child = spawnService({ command: ['npm', 'start'], detached: true, env });
+  const listening = await child.logged('listening');
+  return { ...child, port: portOf(listening), nodePid: Number(listening.pid) };
+}
+
+/** A request whose body is still to come: in flight until `finish()`. */
+async function requestInFlight(port: number) {
+  const client = rawConnection(port);
+  client.socket.write(SLOW_POST_HEAD + BODY.slice(0, 10));
+  await sleep(200);
+  return {
+    finish: async () => {
+      client.socket.write(BODY.slice(10));
+      await client.closed;
+      return statuses(client.received());
+    },
+  };
+}
+
+describe('one signal to the process group of npm start', () => {
+  // A terminal's Ctrl-C and systemd's default stop signal npm and node alike, and npm passes its copy on.
+  it.each(['SIGTERM', 'SIGINT'] as const)('drains on %s like a signal to node alone and exits 0', async (signal) => {
+    const group = await npmStartInItsOwnGroup({ SHUTDOWN_GRACE_MS: '800', SHUTDOWN_TIMEOUT_MS: '5000' });
+    const inFlight = await requestInFlight(group.port);
+    const signalled = performance.now();
+    process.kill(-group.process.pid!, signal);
+    await group.logged('shutting down: no longer accepting connections');
+    expect(performance.now() - signalled).toBeGreaterThanOrEqual(800);
+    expect(await inFlight.finish()).toEqual([201]);
+    expect(await group.exited).toBe(0);
+    expect(await group.logged('stopped')).toMatchObject({ forced: false });
+    expect(group.lines().map((line) => line.msg)).not.toContain('second signal: exiting without waiting');
+  });
+
+  it('takes a repeat of the first signal right after it for the same delivery (a parent passing its copy on)', async () => {
+    const group = await npmStartInItsOwnGroup({ SHUTDOWN_GRACE_MS: '800', SHUTDOWN_TIMEOUT_MS: '5000', LOG_LEVEL: 'debug' });
+    const inFlight = await requestInFlight(group.port);
+    process.kill(-group.process.pid!, 'SIGTERM');
+    await group.logged('shutting down: draining requests');
+    // Sent once the first was handled, so the kernel cannot merge the two as it may merge npm's copy.
+    process.kill(group.nodePid, 'SIGTERM');
+    expect(await group.logged('signal repeated at once: the same delivery, passed on by a parent process')).toMatchObject({ signal: 'SIGTERM' });
+    expect(await inFlight.finish()).toEqual([201]);
+    expect(await group.exited).toBe(0);
+  });
+
+  it('exits 1 at once on the same signal sent again later', async () => {
+    const group = await npmStartInItsOwnGroup({ SHUTDOWN_GRACE_MS: '5000', SHUTDOWN_TIMEOUT_MS: '9000' });
+    process.kill(-group.process.pid!, 'SIGTERM');
+    await group.logged('shutting down: draining requests');
+    await sleep(SAME_DELIVERY_MS + 200);
+    const again = performance.now();
+    process.kill(-group.process.pid!, 'SIGTERM');
+    expect(await group.exited).toBe(1);
+    expect(performance.now() - again).toBeLessThan(1000);
+    expect(await group.logged('second signal: exiting without waiting')).toMatchObject({ signal: 'SIGTERM' });
+  });
+});
 
 describe('a shutdown that loses nothing that arrived', () => {
   it('answers every request sent before SIGTERM, even those still queued when the signal lands', async () => {

@@ -26,13 +26,16 @@ export interface SpawnOptions {
   readonly env?: Record<string, string>;
   /** Opens an IPC channel to the process (process.send and 'message'). */
   readonly ipc?: boolean;
+  /** Starts it in a process group of its own, so that `process.kill(-pid, signal)` reaches the whole group. */
+  readonly detached?: boolean;
 }
 
 /** Runs the service as a real process and follows its JSON log on stdout. */
-export function spawnService({ command = [process.execPath, 'dist/main.js'], cwd = ROOT, env = {}, ipc = false }: SpawnOptions = {}): ServiceProcess {
+export function spawnService({ command = [process.execPath, 'dist/main.js'], cwd = ROOT, env = {}, ipc = false, detached = false }: SpawnOptions = {}): ServiceProcess {
   const [file, ...args] = command as [string, ...string[]];
   const child = spawn(file, args, {
     cwd,
+    detached,
     stdio: ['pipe', 'pipe', 'pipe', ...(ipc ? ['ipc' as const] : [])],
     env: {
       PATH: process.env.PATH ?? '',
