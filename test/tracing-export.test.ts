@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptCommand } from '../bench/servers.js';
+import { startBlackHoleCollector, type BlackHoleCollector } from './support/black-hole-collector.js';
 import { portOf, ROOT, spawnService, type ServiceProcess } from './support/service-process.js';
 import { TEST_API_KEY } from './support/test-config.js';
 
@@ -134,5 +135,56 @@ describe('traces exported over OTLP/HTTP', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('a trace collector that accepts connections and never answers', () => {
+  let collector: BlackHoleCollector;
+  beforeAll(async () => (collector = await startBlackHoleCollector()));
+  afterAll(() => collector.stop());
+
+  it('holds the shutdown up no longer than SHUTDOWN_TIMEOUT_MS, and the stopped line gives the real duration', async () => {
+    const { service, url } = await started({
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+      // Spans wait for the shutdown's flush; the exporter's own timeout (10 s) is far past the budget.
+      OTEL_BSP_SCHEDULE_DELAY: '600000',
+      SHUTDOWN_TIMEOUT_MS: '1500',
+    });
+    await listPets(url);
+    const connected = collector.connections();
+    const signalled = performance.now();
+    service.process.kill('SIGTERM');
+    expect(await service.exited).toBe(0);
+    const elapsed = performance.now() - signalled;
+    expect(collector.connections()).toBeGreaterThan(connected);
+    expect(elapsed).toBeGreaterThanOrEqual(1400);
+    expect(elapsed).toBeLessThan(1500 + 1000);
+    await service.closed;
+    expect(await service.logged('spans not exported at shutdown: SHUTDOWN_TIMEOUT_MS reached')).toMatchObject({ level: 40 });
+    const { durationMs } = await service.logged('stopped');
+    expect(durationMs).toBeGreaterThanOrEqual(1490);
+    expect(durationMs).toBeLessThanOrEqual(elapsed);
+  });
+
+  it('logs failed exports while running in one line, not one per batch', async () => {
+    const { service, url } = await started({
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+      OTEL_BSP_SCHEDULE_DELAY: '50',
+      OTEL_EXPORTER_OTLP_TIMEOUT: '200',
+      SHUTDOWN_TIMEOUT_MS: '1000',
+    });
+    // One batch is exported at a time: a third connection means the first two exports have failed.
+    const before = collector.connections();
+    while (collector.connections() < before + 3) {
+      await listPets(url);
+      await sleep(100);
+    }
+    service.process.kill('SIGTERM');
+    await service.closed;
+    const failures = service.lines().filter((line) => line.msg === 'trace export failed: spans dropped');
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toMatchObject({ level: 40, failures: 1, err: { message: expect.any(String) } });
   });
 });

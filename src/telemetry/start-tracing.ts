@@ -1,11 +1,14 @@
 import { register } from 'node:module';
 import type { IncomingMessage } from 'node:http';
+import { setGlobalErrorHandler } from '@opentelemetry/core';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { KoaInstrumentation } from '@opentelemetry/instrumentation-koa';
 import { MongoDBInstrumentation } from '@opentelemetry/instrumentation-mongodb';
 import { PinoInstrumentation } from '@opentelemetry/instrumentation-pino';
 import { NodeSDK, type NodeSDKConfiguration } from '@opentelemetry/sdk-node';
 import { createAddHookMessageChannel } from 'import-in-the-middle';
+import { exportFailureLog } from './export-failure-log.js';
+import type { Logger } from './logger.js';
 
 /** Probes and scrapes: frequent, and nothing to follow. */
 const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
@@ -43,6 +46,14 @@ export async function startTracing(spanProcessors?: NodeSDKConfiguration['spanPr
 /** Whether the SDK runs in this process (the start command's preload started it). */
 export function tracingStarted(): boolean {
   return sdk !== undefined;
+}
+
+/**
+ * Logs what the SDK reports through OpenTelemetry's global error handler (a failed span export above all), at most
+ * one line a minute. Its default handler writes to OpenTelemetry's diag channel, which nothing reads.
+ */
+export function logExportFailures(logger: Logger): void {
+  setGlobalErrorHandler(exportFailureLog(logger));
 }
 
 /** Ends the SDK, exporting the spans it still holds. */
