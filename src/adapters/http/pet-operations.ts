@@ -4,8 +4,9 @@ import type { ErrorName } from './openapi/openapi-responses.js';
 import { ListPetsQuerySchema, NewPetSchema, PetIdSchema, PetSchema, PetsSchema } from './wire-schemas.js';
 
 /*
- * The route table of the interface: what pet-routes.ts registers and what the OpenAPI document describes
- * (openapi-operations.ts derives parameters, bodies and responses from it and the wire schemas).
+ * The route table of the interface: what pet-routes.ts registers, what the OpenAPI document describes
+ * (openapi-pet-paths.ts derives parameters, bodies and responses from it and the wire schemas) and which
+ * methods CORS allows (cors.ts). The client's operations come from the document it serves.
  */
 
 export interface OwnError {
@@ -14,9 +15,29 @@ export interface OwnError {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
+interface Success {
+  readonly description: string;
+  /** Headers: name to component id. */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** A success with a JSON body: its wire schema (a registered component). */
+export interface JsonSuccess extends Success {
+  readonly status: number;
+  readonly schema: z.ZodType;
+}
+
+/** A success without a body: 204, the one success status HTTP sends without content. */
+export interface NoContentSuccess extends Success {
+  readonly status: 204;
+  readonly schema?: undefined;
+}
+
+export type SuccessResponse = JsonSuccess | NoContentSuccess;
+
 export interface PetOperation {
-  readonly operationId: 'listPets' | 'createPet' | 'getPet';
-  readonly method: 'get' | 'post';
+  readonly operationId: string;
+  readonly method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** OpenAPI path template, relative to /v1. */
   readonly path: string;
   readonly summary: string;
@@ -25,8 +46,7 @@ export interface PetOperation {
   readonly pathParams?: Readonly<Record<string, z.ZodType>>;
   /** The request body's wire schema (a registered component). */
   readonly body?: z.ZodType;
-  /** The success response: its wire schema (a registered component) and headers (name to component id). */
-  readonly success: { readonly status: number; readonly schema: z.ZodType; readonly description: string; readonly headers?: Readonly<Record<string, string>> };
+  readonly success: SuccessResponse;
   /** Error responses by status: a component name, or one only this operation gives (headers: name to component id). */
   readonly errors: Readonly<Record<number, ErrorName | OwnError>>;
   readonly deprecated?: { readonly sunset: number };
@@ -97,3 +117,6 @@ export const PET_OPERATIONS = {
 
 /** The full path as @koa/router writes it (`/v1/pets/:petId`). */
 export const routerPath = (operation: PetOperation): string => `/v1${operation.path.replace(/\{(\w+)\}/g, ':$1')}`;
+
+/** Every operation of the route table, in its order. */
+export const ALL_PET_OPERATIONS: readonly PetOperation[] = Object.values(PET_OPERATIONS);

@@ -1,4 +1,4 @@
-import type Router from '@koa/router';
+import type { Router, RouterMiddleware } from '@koa/router';
 import type { PetCatalog } from '../../core/pet-catalog.js';
 import { newPetOf, type PetId, type PetStatus } from '../../core/pet.js';
 import type { Clock } from '../../ports/clock.js';
@@ -7,11 +7,11 @@ import { decodeCursor, encodeCursor } from './cursor.js';
 import { idempotentCreateOf, type IdempotencySettings } from './idempotency.js';
 import { GET_PET_SUCCESSOR, GET_PET_SUNSET_AT } from './deprecation.js';
 import { newPetJson, petJson, petsJson } from './json.js';
-import { PET_OPERATIONS, routerPath } from './pet-operations.js';
+import { PET_OPERATIONS, routerPath, type PetOperation } from './pet-operations.js';
 import { queryOf } from './query.js';
 import { memoized } from './memoized.js';
 import { readJsonBody } from './read-json-body.js';
-import { sendJson } from './send-json.js';
+import { sendSuccess } from './send-success.js';
 import { validate } from './validate.js';
 import { ListPetsQuerySchema, NewPetSchema, PetIdSchema } from './wire-schemas.js';
 
@@ -21,32 +21,37 @@ export function addPetRoutes(router: Router, catalog: PetCatalog, clock: Clock, 
   // Never ctx.query: it is quadratic in the number of parameters (see query.ts).
   const petIdOf = memoized((text) => validate(PetIdSchema, text, 'petId'));
   const listQueryOf = memoized((querystring) => Object.freeze(validate(ListPetsQuerySchema, queryOf(querystring), 'query')));
-  router.get(listPets.operationId, routerPath(listPets), async (ctx) => {
+  addRoute(router, listPets, async (ctx) => {
     const { limit, status, cursor } = listQueryOf(ctx.querystring);
     const afterId = cursor === undefined ? undefined : decodeCursor(cursor, status);
     const page = await catalog.listPets({ limit, status, afterId });
     const link = page.nextAfterId === undefined ? undefined : { Link: nextLink(limit, status, page.nextAfterId) };
-    sendJson(ctx, 200, petsJson(page.pets), link);
+    sendSuccess(ctx, listPets.success, petsJson(page.pets), link);
   });
 
-  router.post(createPet.operationId, routerPath(createPet), async (ctx) => {
+  addRoute(router, createPet, async (ctx) => {
     const json = await readJsonBody(ctx);
     const newPet = newPetOf(validate(NewPetSchema, json, 'body'));
     const { pet, replayed } = await catalog.addPet(newPet, idempotentCreateOf(ctx, idempotency, json));
     // A replay answers what the first request did, marked as a replay.
     const headers: Record<string, string> = { Location: `/v1/pets/${pet.id}` };
     if (replayed) headers['Idempotent-Replayed'] = 'true';
-    sendJson(ctx, 201, newPetJson(pet), headers);
+    sendSuccess(ctx, createPet.success, newPetJson(pet), headers);
   });
 
-  router.get(getPet.operationId, routerPath(getPet), async (ctx) => {
+  addRoute(router, getPet, async (ctx) => {
     // Removal is scheduled in the published document; at the instant it takes effect without a deploy.
     if (clock.now() >= GET_PET_SUNSET_AT) {
       throw new ApiError(410, 'operation_removed', `GET /v1/pets/{petId} was removed; use GET ${GET_PET_SUCCESSOR} instead.`);
     }
     const id = petIdOf(ctx.params.petId!);
-    sendJson(ctx, 200, petJson(await catalog.getPet(id)));
+    sendSuccess(ctx, getPet.success, petJson(await catalog.getPet(id)));
   });
+}
+
+/** Registers a route table entry: its method and path under /v1, named by its operationId (the router span's name). */
+export function addRoute(router: Router, operation: PetOperation, handler: RouterMiddleware): void {
+  router[operation.method](operation.operationId, routerPath(operation), handler);
 }
 
 // A relative reference (RFC 8288 §3.1): it resolves against the request URI, so it is right behind any proxy.

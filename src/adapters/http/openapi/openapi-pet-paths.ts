@@ -3,7 +3,7 @@ import { EXAMPLE_NEW_PET, EXAMPLE_PET, PARAMETER_EXAMPLES } from './openapi-exam
 import { API_HEADERS, DEPRECATION_HEADERS, header } from './openapi-headers.js';
 import { ERRORS, errorResponse, jsonContent } from './openapi-responses.js';
 import { ref, toSchema, type Json } from './openapi-schemas.js';
-import { PET_OPERATIONS, type PetOperation } from '../pet-operations.js';
+import { ALL_PET_OPERATIONS, type PetOperation, type SuccessResponse } from '../pet-operations.js';
 
 /*
  * paths of the interface, derived from the route table (pet-operations.ts) and the wire schemas. What is
@@ -57,17 +57,16 @@ function componentId(schema: z.ZodType): string {
   return id;
 }
 
+function successResponse({ status, schema, description, headers }: SuccessResponse): Json {
+  const own = Object.fromEntries(Object.entries(headers ?? {}).map(([name, id]) => [name, header(id)]));
+  const response: Json = { description, headers: { ...API_HEADERS, ...own } };
+  if (schema === undefined) return { [status]: response };
+  const schemaId = componentId(schema);
+  return { [status]: { ...response, content: jsonContent(schemaId, schemaId === 'Pets' ? [EXAMPLE_PET] : EXAMPLE_PET) } };
+}
+
 function responses(operation: PetOperation): Json {
-  const { success } = operation;
-  const schemaId = componentId(success.schema);
-  const headers = Object.fromEntries(Object.entries(success.headers ?? {}).map(([name, id]) => [name, header(id)]));
-  const all: Json = {
-    [success.status]: {
-      description: success.description,
-      headers: { ...API_HEADERS, ...headers },
-      content: jsonContent(schemaId, schemaId === 'Pets' ? [EXAMPLE_PET] : EXAMPLE_PET),
-    },
-  };
+  const all: Json = successResponse(operation.success);
   for (const [status, error] of Object.entries(operation.errors)) {
     const own = typeof error !== 'string';
     // Shared responses are referenced; getPet's carry the deprecation headers, so they are written out.
@@ -96,10 +95,10 @@ function operationObject(operation: PetOperation): Json {
   };
 }
 
-/** paths for the three operations of the interface, relative to the /v1 server. */
-export function petPaths(): Json {
+/** paths for the operations of a route table (the interface's by default), relative to the /v1 server. */
+export function petPaths(operations: readonly PetOperation[] = ALL_PET_OPERATIONS): Json {
   const paths: Record<string, Json> = {};
-  for (const operation of Object.values(PET_OPERATIONS) as PetOperation[]) {
+  for (const operation of operations) {
     paths[operation.path] = { ...paths[operation.path], [operation.method]: operationObject(operation) };
   }
   return paths;

@@ -5,7 +5,7 @@ import { ref, type Json } from './openapi-schemas.js';
 
 /*
  * components.responses: every error the service answers, with the headers it carries and a valid example.
- * An operation lists them by status (openapi-operations.ts); requests that match no operation get one of them.
+ * An operation lists them by status (openapi-pet-paths.ts); requests that match no operation get one of them.
  */
 
 export const jsonContent = (schemaId: string, example: unknown) => ({
