@@ -1,6 +1,14 @@
 import type { Context, Next } from 'koa';
+import { ALL_PET_OPERATIONS, type PetOperation } from './pet-operations.js';
 
-const ALLOW_METHODS = 'GET, HEAD, POST';
+/** The methods of a route table, as Access-Control-Allow-Methods lists them: HEAD with GET (the router answers it). */
+export function allowMethodsOf(operations: readonly PetOperation[]): string {
+  const methods = new Set(operations.map((operation) => operation.method.toUpperCase()));
+  if (methods.has('GET')) methods.add('HEAD');
+  return [...methods].sort().join(', ');
+}
+
+const ALLOW_METHODS = allowMethodsOf(ALL_PET_OPERATIONS);
 const ALLOW_HEADERS = 'Authorization, Content-Type, Idempotency-Key, X-Request-Id';
 /** Response headers a browser script may read, beyond the CORS-safelisted ones. */
 export const EXPOSE_HEADERS =
