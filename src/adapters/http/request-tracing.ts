@@ -1,9 +1,7 @@
 import type { RequestListener } from 'node:http';
 import { SpanStatusCode, trace } from '@opentelemetry/api';
 import { DomainError } from '../../core/errors.js';
-import type { NewPet, Pet, PetId } from '../../core/pet.js';
-import { PetCatalog, type ListPetsRequest, type PetPage } from '../../core/pet-catalog.js';
-import type { Added, IdempotentCreate } from '../../ports/pet-repository.js';
+import { PetCatalog } from '../../core/pet-catalog.js';
 
 /*
  * What the service adds to the instrumentations' spans when tracing is on (start-service.ts loads this module
@@ -12,40 +10,50 @@ import type { Added, IdempotentCreate } from '../../ports/pet-repository.js';
 
 const tracer = trace.getTracer('animal-store-service');
 
+const AsyncFunction = (async () => {}).constructor;
+
+/**
+ * The use cases that get a span: PetCatalog's async methods, the ones that reach storage. `authenticate`, a
+ * synchronous check of every request in memory, gets none.
+ */
+export const TRACED_USE_CASES: readonly string[] = Object.getOwnPropertyNames(PetCatalog.prototype).filter(
+  (name) => Reflect.get(PetCatalog.prototype, name) instanceof AsyncFunction,
+);
+
 /**
  * The catalog whose use cases each run in a span of their own, named by the core's method (`PetCatalog.addPet`):
  * the router's span beneath the request already carries the operation's name (createPet).
  */
-export class TracedPetCatalog extends PetCatalog {
-  override listPets(request: ListPetsRequest): Promise<PetPage> {
-    return inSpan('PetCatalog.listPets', () => super.listPets(request));
-  }
+export class TracedPetCatalog extends PetCatalog {}
 
-  override addPet(newPet: NewPet, idempotency?: IdempotentCreate): Promise<Added> {
-    return inSpan('PetCatalog.addPet', () => super.addPet(newPet, idempotency));
-  }
-
-  override getPet(id: PetId): Promise<Pet> {
-    return inSpan('PetCatalog.getPet', () => super.getPet(id));
-  }
+for (const name of TRACED_USE_CASES) {
+  Object.defineProperty(TracedPetCatalog.prototype, name, {
+    value: traced(`PetCatalog.${name}`, Reflect.get(PetCatalog.prototype, name) as UseCase),
+    writable: true,
+    configurable: true,
+  });
 }
 
-function inSpan<T>(name: string, run: () => Promise<T>): Promise<T> {
-  // A request its sampler left unrecorded gets no use-case span either: it could never be exported.
-  if (trace.getActiveSpan()?.isRecording() === false) return run();
-  return tracer.startActiveSpan(name, async (span) => {
-    try {
-      return await run();
-    } catch (error) {
-      // A domain error is named by its code; anything else is unexpected and keeps its exception.
-      if (error instanceof DomainError) span.setAttribute('error.type', error.code);
-      else span.recordException(error as Error);
-      span.setStatus({ code: SpanStatusCode.ERROR });
-      throw error;
-    } finally {
-      span.end();
-    }
-  });
+type UseCase = (this: PetCatalog, ...args: unknown[]) => Promise<unknown>;
+
+function traced(spanName: string, useCase: UseCase): UseCase {
+  return function (...args) {
+    // A request its sampler left unrecorded gets no use-case span either: it could never be exported.
+    if (trace.getActiveSpan()?.isRecording() === false) return useCase.apply(this, args);
+    return tracer.startActiveSpan(spanName, async (span) => {
+      try {
+        return await useCase.apply(this, args);
+      } catch (error) {
+        // A domain error is named by its code; anything else is unexpected and keeps its exception.
+        if (error instanceof DomainError) span.setAttribute('error.type', error.code);
+        else span.recordException(error as Error);
+        span.setStatus({ code: SpanStatusCode.ERROR });
+        throw error;
+      } finally {
+        span.end();
+      }
+    });
+  };
 }
 
 /**
