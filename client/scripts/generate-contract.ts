@@ -1,7 +1,7 @@
 /*
  * Generates client/src/contract.ts from the service's served OpenAPI document, so the client's types are
- * the document's: components.schemas PetStatus, NewPet, Pet and Error, the listPets query parameters and
- * the three operations. Integers of format int64 become bigint. A construct this generator does not know
+ * the document's: components.schemas PetStatus, NewPet, Pet and Error, and the operations that take the API
+ * key, each with its query parameters. Integers of format int64 become bigint. A construct this generator does not know
  * stops it with the schema path, rather than producing a looser type.
  *
  * test/client/contract.test.ts runs it on the document a real test server serves and fails when the
@@ -11,8 +11,6 @@
 type Json = Record<string, unknown>;
 
 export const REGENERATE_COMMAND = 'UPDATE_CONTRACT=1 npx vitest run --project memory test/client/contract.test.ts';
-
-const OPERATION_IDS = ['listPets', 'createPet', 'getPet'] as const;
 
 // Keywords typeOf translates, and those that describe or constrain a value without changing its TypeScript type.
 const ANNOTATIONS = new Set([
@@ -43,29 +41,34 @@ export function generateContract(document: unknown): string {
     '',
     ...interfaceType('ErrorBody', schema('Error'), 'components.schemas.Error', { code: 'ErrorCode' }),
     '',
-    ...listParameters(operations.listPets.operation),
-    '',
+    ...operations.flatMap(queryParameters),
     ...operationTable(operations),
   ];
   return `${lines.join('\n')}\n`;
 }
 
 interface FoundOperation {
+  readonly id: string;
   readonly method: string;
   readonly path: string;
   readonly operation: Json;
 }
 
-function findOperations(paths: Json): Record<(typeof OPERATION_IDS)[number], FoundOperation> {
-  const found = new Map<string, FoundOperation>();
-  for (const [path, item] of Object.entries(paths)) {
-    for (const [method, operation] of Object.entries(object(item, `paths.${path}`))) {
-      const id = (operation as Json | null)?.operationId;
-      if (typeof id === 'string') found.set(id, { method: method.toUpperCase(), path, operation: operation as Json });
-    }
-  }
-  const pick = (id: string) => found.get(id) ?? fail(`no operation ${id} in paths`);
-  return { listPets: pick('listPets'), createPet: pick('createPet'), getPet: pick('getPet') };
+const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
+
+/** The operations of the document in its order, but the public ones (`security: []`): the client holds a key. */
+function findOperations(paths: Json): FoundOperation[] {
+  return Object.entries(paths).flatMap(([path, item]) =>
+    Object.entries(object(item, `paths.${path}`)).flatMap(([method, value]) => {
+      // A path item also holds summary, parameters, servers: only its methods are operations.
+      if (!HTTP_METHODS.has(method)) return [];
+      const operation = object(value, `paths.${path}.${method}`);
+      const { operationId: id, security } = operation;
+      if (typeof id !== 'string') return fail(`paths.${path}.${method} has no operationId`);
+      const isPublic = Array.isArray(security) && security.length === 0;
+      return isPublic ? [] : [{ id, method: method.toUpperCase(), path, operation }];
+    }),
+  );
 }
 
 function enumType(typeName: string, constName: string, schema: Json, where: string): string[] {
@@ -97,25 +100,28 @@ function interfaceType(name: string, schema: Json, where: string, named: Record<
   ];
 }
 
-function listParameters(operation: Json): string[] {
+/** `ListPetsParams` for listPets, then a blank line: the query parameters of an operation that has some. */
+function queryParameters({ id, method, path, operation }: FoundOperation): string[] {
   const parameters = Array.isArray(operation.parameters) ? (operation.parameters as unknown[]) : [];
-  const query = parameters.map((p, i) => object(p, `listPets.parameters[${i}]`)).filter((p) => p.in === 'query');
+  const query = parameters.map((p, i) => object(p, `${id}.parameters[${i}]`)).filter((p) => p.in === 'query');
+  if (query.length === 0) return [];
   return [
-    '/** Query parameters of listPets (GET /pets). */',
-    'export interface ListPetsParams {',
+    `/** Query parameters of ${id} (${method} ${path}). */`,
+    `export interface ${id[0]!.toUpperCase()}${id.slice(1)}Params {`,
     ...query.flatMap((parameter) => {
-      const where = `listPets.parameters.${String(parameter.name)}`;
+      const where = `${id}.parameters.${String(parameter.name)}`;
       const schema = object(parameter.schema, `${where}.schema`);
       const described = parameter.description === undefined ? schema : { ...schema, description: parameter.description };
       return [...docComment(described, '  '), `  readonly ${String(parameter.name)}${parameter.required === true ? '' : '?'}: ${typeOf(schema, where)};`];
     }),
     '}',
+    '',
   ];
 }
 
-function operationTable(operations: Record<string, FoundOperation>): string[] {
-  const rows = OPERATION_IDS.map((id) => {
-    const { method, path, operation } = operations[id]!;
+function operationTable(operations: readonly FoundOperation[]): string[] {
+  if (operations.length === 0) fail('the document has no operation that takes the API key');
+  const rows = operations.map(({ id, method, path, operation }) => {
     const sunset = typeof operation['x-sunset'] === 'string' ? `, sunset: ${quote(operation['x-sunset'])}` : '';
     const deprecated = operation.deprecated === true ? ', deprecated: true' : '';
     return `  ${id}: { method: ${quote(method)}, path: ${quote(path)}${deprecated}${sunset} },`;
