@@ -59,6 +59,21 @@ describe('generateContract', () => {
     expect(generated).toContain("getPet: { method: 'GET', path: '/pets/{petId}', deprecated: true, sunset: '2030-12-05' },");
   });
 
+  it('lists every operation of the document that takes the key, in its order, with its query parameters', () => {
+    const document = minimal({ type: 'string', enum: ['x'] });
+    const paths = document.paths as Record<string, Record<string, unknown>>;
+    paths['/pets/{petId}']!.delete = { operationId: 'deletePet' };
+    paths['/pets/{petId}']!.parameters = [];
+    paths['/pets/{petId}/photos'] = { get: { operationId: 'listPhotos', parameters: [{ name: 'size', in: 'query', schema: { type: 'integer' } }] } };
+    paths['/openapi.json'] = { get: { operationId: 'getOpenApiDocument', security: [] } };
+    const generated = generateContract(document);
+    const table = generated.slice(generated.indexOf('export const OPERATIONS'));
+    expect(table.match(/^  \w+(?=:)/gm)).toEqual(['  listPets', '  createPet', '  getPet', '  deletePet', '  listPhotos']);
+    expect(table).toContain("deletePet: { method: 'DELETE', path: '/pets/{petId}' },");
+    expect(generated).toContain('/** Query parameters of listPhotos (GET /pets/{petId}/photos). */\nexport interface ListPhotosParams {\n  readonly size?: number;\n}');
+    expect(generated).not.toContain('ListPetsParams');
+  });
+
   it('refuses a construct it does not translate instead of loosening the type', () => {
     expect(() => generateContract(minimal({ type: 'string', enum: [1] }))).toThrow(/PetStatus is not a string enum/);
     const document = minimal({ type: 'string', enum: ['x'] });

@@ -1,4 +1,5 @@
-import type { Router, RouterMiddleware } from '@koa/router';
+import type Router from '@koa/router';
+import type { RouterMiddleware } from '@koa/router';
 import type { PetCatalog } from '../../core/pet-catalog.js';
 import { newPetOf, type PetId, type PetStatus } from '../../core/pet.js';
 import type { Clock } from '../../ports/clock.js';
