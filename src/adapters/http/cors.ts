@@ -1,14 +1,15 @@
 import type { Context, Next } from 'koa';
-import { ALL_PET_OPERATIONS, type PetOperation } from './pet-operations.js';
 
-/** The methods of a route table, as Access-Control-Allow-Methods lists them: HEAD with GET (the router answers it). */
-export function allowMethodsOf(operations: readonly PetOperation[]): string {
+/**
+ * The methods of a route table as Access-Control-Allow-Methods lists them: HEAD with GET, which the router answers
+ * too. createHttpApp passes the table: importing it here would close an import cycle through openapi-headers.ts.
+ */
+export function allowMethodsOf(operations: readonly { readonly method: string }[]): string {
   const methods = new Set(operations.map((operation) => operation.method.toUpperCase()));
   if (methods.has('GET')) methods.add('HEAD');
   return [...methods].sort().join(', ');
 }
 
-const ALLOW_METHODS = allowMethodsOf(ALL_PET_OPERATIONS);
 const ALLOW_HEADERS = 'Authorization, Content-Type, Idempotency-Key, X-Request-Id';
 /** Response headers a browser script may read, beyond the CORS-safelisted ones. */
 export const EXPOSE_HEADERS =
@@ -20,7 +21,7 @@ const PREFLIGHT_MAX_AGE_SECONDS = '600';
  * answered a preflight (204, before authentication: browsers send preflights without credentials).
  * Requests from other origins pass through untouched, so the browser withholds the response.
  */
-export function applyCors(ctx: Context, allowed: ReadonlySet<string>): boolean {
+export function applyCors(ctx: Context, allowed: ReadonlySet<string>, allowMethods: string): boolean {
   ctx.vary('Origin');
   const origin = ctx.get('Origin');
   if (!allowed.has(origin)) return false;
@@ -29,7 +30,7 @@ export function applyCors(ctx: Context, allowed: ReadonlySet<string>): boolean {
     ctx.vary('Access-Control-Request-Method');
     ctx.vary('Access-Control-Request-Headers');
     ctx.set({
-      'Access-Control-Allow-Methods': ALLOW_METHODS,
+      'Access-Control-Allow-Methods': allowMethods,
       'Access-Control-Allow-Headers': ALLOW_HEADERS,
       'Access-Control-Max-Age': PREFLIGHT_MAX_AGE_SECONDS,
     });
@@ -40,10 +41,11 @@ export function applyCors(ctx: Context, allowed: ReadonlySet<string>): boolean {
   return false;
 }
 
-/** Middleware: CORS for the allowed origins; a preflight is answered here, before the key check. */
-export function cors(origins: readonly string[]) {
+/** Middleware: CORS for the allowed origins and the route table's methods; it answers preflights, before the key check. */
+export function cors(origins: readonly string[], operations: readonly { readonly method: string }[]) {
   const allowed = new Set(origins);
+  const allowMethods = allowMethodsOf(operations);
   return function cors(ctx: Context, next: Next): Promise<void> {
-    return applyCors(ctx, allowed) ? Promise.resolve() : next();
+    return applyCors(ctx, allowed, allowMethods) ? Promise.resolve() : next();
   };
 }

@@ -16,6 +16,7 @@ import { addMetricsRoutes } from './metrics-routes.js';
 import { RequestObserver } from './observe-requests.js';
 import type { OpenApiServers } from './openapi/openapi-document.js';
 import { addOpenApiRoutes } from './openapi/openapi-routes.js';
+import { ALL_PET_OPERATIONS } from './pet-operations.js';
 import { addPetRoutes } from './pet-routes.js';
 import { requestContext } from './request-context.js';
 
@@ -54,7 +55,7 @@ export function createHttpApp(deps: HttpAppDeps): Koa {
   app.use(requestContext({ observer, router, trustedProxies: trustedProxyList(deps.trustedProxies ?? []) }));
   app.use(respondWithErrors());
   for (const middleware of deps.middleware ?? []) app.use(middleware);
-  if (deps.corsOrigins.length > 0) app.use(cors(deps.corsOrigins));
+  if (deps.corsOrigins.length > 0) app.use(cors(deps.corsOrigins, ALL_PET_OPERATIONS));
   app.use(requireApiKey({ catalog: deps.catalog, rateLimits: deps.rateLimits, metrics: deps.metrics }));
   app.use(router.routes());
   app.use(router.allowedMethods());

@@ -50,7 +50,7 @@ export function addPetRoutes(router: Router, catalog: PetCatalog, clock: Clock, 
   });
 }
 
-/** Registers a route table entry: its method and path under /v1, named by its operationId (the router span's name). */
+/** Registers a route table entry: its method, its path under /v1, its operationId as name (the router span's). */
 export function addRoute(router: Router, operation: PetOperation, handler: RouterMiddleware): void {
   router[operation.method](operation.operationId, routerPath(operation), handler);
 }
