@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
 // The HTTP and client suites run twice: on memory storage, and on MongoDB with every other MongoDB test.
-const mongoOnly = ['test/adapters/mongo-*.test.ts'];
+// The storage contracts run every registered backend in one file, so they run where the MongoDB server is.
+const mongoOnly = ['test/adapters/mongo-*.test.ts', 'test/contract/*.test.ts'];
 
 export default defineConfig({
   test: {

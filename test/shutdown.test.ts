@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { compose, TOKENS } from '../src/container.js';
+import { compose, openStorage, TOKENS } from '../src/container.js';
 import { SAME_DELIVERY_MS } from '../src/server/stop-on-signals.js';
 import { portOf, startListening, spawnService, type ListeningService } from './support/service-process.js';
 import { TEST_API_KEY, testConfig } from './support/test-config.js';
@@ -225,7 +225,9 @@ describe('a shutdown that loses nothing that arrived', () => {
 describe('readiness while draining', () => {
   it('answers 503 unavailable once shutdown began, though storage still answers', async () => {
     let draining = false;
+    const storage = await openStorage(testConfig(), { logger: pino({ level: 'silent' }) });
     const container = compose(testConfig(), {
+      storage,
       apiKeys: [TEST_API_KEY],
       onUnexpectedError: () => undefined,
       logger: pino({ level: 'silent' }),

@@ -1,5 +1,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { STORAGE_NAMES, type StorageSettings } from '../storage-backends.js';
+import { integerSetting as integer } from './integer-setting.js';
 
 // The settings: each one's type, range and default, and the variable that overrides it. load-config.ts reads them.
 
@@ -10,12 +12,6 @@ const DAY_MS = 24 * 3600 * 1000;
 const baseUrl = z
   .url({ protocol: /^https?$/ })
   .refine((url) => new URL(url).pathname.replace(/\/$/, '').endsWith('/v1'), 'must end in /v1');
-
-/** An integer setting; the message states the range, since env values arrive as text. */
-function integer(min: number, max: number) {
-  const error = `must be an integer from ${min} to ${max}`;
-  return z.coerce.number({ error }).int({ error }).min(min, { error }).max(max, { error });
-}
 
 const milliseconds = integer(1, 3_600_000);
 
@@ -34,24 +30,14 @@ function isAddressOrSubnet(entry: string): boolean {
   return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
 }
 
-/** Each setting with the environment variable that overrides it; the file key is the same without the prefix. */
+/** Each setting but the storage backends' own, with the variable that overrides it (ENV_OVERRIDES). */
 export const configSchema = z.strictObject({
   appEnv: z.enum(APP_ENVS),
   baseUrl,
   port: integer(0, 65535),
   host: z.string().min(1).optional(),
-  storage: z.enum(['memory', 'mongodb']),
-  mongodb: z.strictObject({
-    url: z.string().regex(/^mongodb(\+srv)?:\/\//, 'must start with mongodb:// or mongodb+srv://'),
-    db: z.string().regex(/^[A-Za-z0-9_-]{1,63}$/, 'must be 1 to 63 letters, digits, _ or -'),
-    // Bounds how long a storage operation may wait for an unreachable server before answering 503.
-    timeoutMs: integer(100, 60_000).default(2500),
-    // Acknowledged by a majority, a write survives an election; majority reads never see one that may roll back.
-    writeConcern: z
-      .union([z.literal('majority'), integer(1, 50)], { error: 'must be "majority" or a number of members from 1 to 50' })
-      .default('majority'),
-    readConcern: z.enum(['majority', 'local']).default('majority'),
-  }),
+  // The backends registered in src/storage-backends.ts; each one's settings section is validated by load-config.ts.
+  storage: z.enum(STORAGE_NAMES, { error: (issue) => `must be one of ${STORAGE_NAMES.join(', ')} (got ${JSON.stringify(issue.input)})` }),
   apiKeys: z.array(z.string().min(1)),
   rateLimitPerMinute: integer(0, 10_000_000).default(6000),
   authFailuresPerMinute: integer(1, 100_000).default(30),
@@ -88,7 +74,7 @@ export const configSchema = z.strictObject({
   }
 });
 
-export type AppConfig = Readonly<z.infer<typeof configSchema>> & {
+export type AppConfig = Readonly<z.infer<typeof configSchema>> & StorageSettings & {
   /** Base addresses of the deployed environments, for the published API description. */
   readonly servers: Readonly<Record<'production' | 'staging', string>>;
   /** Whether the standard OTEL_* variables ask for traces (tracing-requested.ts); the SDK reads them itself. */
@@ -98,16 +84,11 @@ export type AppConfig = Readonly<z.infer<typeof configSchema>> & {
 /** Names the setting at fault in one line; main prints it and exits. */
 export class ConfigError extends Error {}
 
-/** Every setting an environment variable overrides: its path in the config file, and the variable. */
+/** Every setting an environment variable overrides: its key in the config file, and the variable. Storage backends list their own. */
 export const ENV_OVERRIDES: Readonly<Record<string, string>> = {
   port: 'PORT',
   host: 'HOST',
   storage: 'STORAGE',
-  'mongodb.url': 'MONGODB_URL',
-  'mongodb.db': 'MONGODB_DB',
-  'mongodb.timeoutMs': 'MONGODB_TIMEOUT_MS',
-  'mongodb.writeConcern': 'MONGODB_WRITE_CONCERN',
-  'mongodb.readConcern': 'MONGODB_READ_CONCERN',
   apiKeys: 'API_KEYS',
   idempotencyTtlMs: 'IDEMPOTENCY_TTL_MS',
   rateLimitPerMinute: 'RATE_LIMIT_PER_MINUTE',

@@ -5,8 +5,8 @@ import { answerClientErrors } from '../adapters/http/client-errors.js';
 import { logUnexpectedError, RequestObserver } from '../adapters/http/observe-requests.js';
 import { inFlightRequest } from '../adapters/http/request-context.js';
 import { apiKeysInForce, type ApiKeysInForce } from '../config/api-keys-in-force.js';
-import { ConfigError, ENV_OVERRIDES, type AppConfig } from '../config/config.js';
-import { compose, TOKENS, type Runtime } from '../container.js';
+import type { AppConfig } from '../config/config.js';
+import { compose, openStorage, TOKENS, type Runtime } from '../container.js';
 import { closingWhileDraining, drainHttp } from './drain-http.js';
 import { listenHttp, urlOf } from './listen-http.js';
 import { createLogger, type Logger } from '../telemetry/logger.js';
@@ -47,48 +47,36 @@ export interface StartOptions {
 export async function startService(config: AppConfig, options: StartOptions = {}): Promise<RunningService> {
   const keys = apiKeysInForce(config);
   const logger = options.logger ?? (await createLogger(config));
-  // Connected before composing, so resolution stays synchronous; an unreachable server does not stop start-up.
-  const mongo = config.storage === 'mongodb' ? await connectStorage(config, logger) : undefined;
+  // Opened before composing, so resolution stays synchronous; an unreachable server does not stop start-up.
+  const storage = await openStorage(config, { logger, clock: options.clock });
   // Loaded only when tracing is on, so that without it nothing of OpenTelemetry is in the process.
   const tracing = config.tracing ? await import('../adapters/http/request-tracing.js') : undefined;
   try {
-    return await listenAll(config, { keys, logger, mongo, tracing, clock: options.clock, middleware: options.middleware });
+    return await listenAll(config, { keys, logger, storage, tracing, clock: options.clock, middleware: options.middleware });
   } catch (error) {
-    await mongo?.connection.close();
+    await storage.close();
     throw error;
   }
-}
-
-// The driver is loaded here, for mongodb storage only (see mongo-storage.ts).
-async function connectStorage(config: AppConfig, logger: Logger): Promise<NonNullable<Runtime['mongo']>> {
-  const adapters = await import('../adapters/mongo/mongo-storage.js');
-  // The driver's URL parser is the authority on what it accepts; a URL it refuses would never connect.
-  const invalid = adapters.invalidMongoUrl(config.mongodb);
-  if (invalid !== undefined) throw new ConfigError(`Invalid setting ${ENV_OVERRIDES['mongodb.url']}: ${invalid}`);
-  const connection = await adapters.connectMongo(config.mongodb, adapters.createIndexes, (error) =>
-    logger.warn({ err: error }, 'MongoDB is not reachable at start-up; storage answers 503 until it is'),
-  );
-  return { connection, adapters };
 }
 
 /** What startService prepared before composing. */
 interface Prepared {
   readonly keys: ApiKeysInForce;
   readonly logger: Logger;
-  readonly mongo: Runtime['mongo'];
+  readonly storage: Runtime['storage'];
   readonly tracing: Runtime['tracing'];
   readonly clock: Clock | undefined;
   readonly middleware: readonly Middleware[] | undefined;
 }
 
-async function listenAll(config: AppConfig, { keys, logger, mongo, tracing, clock, middleware }: Prepared): Promise<RunningService> {
+async function listenAll(config: AppConfig, { keys, logger, storage, tracing, clock, middleware }: Prepared): Promise<RunningService> {
   let draining = false;
   const container = compose(config, {
     apiKeys: keys.apiKeys,
     logger,
     isDraining: () => draining,
     onUnexpectedError: logUnexpectedError(logger),
-    ...(mongo === undefined ? {} : { mongo }),
+    storage,
     ...(tracing === undefined ? {} : { tracing }),
     ...(clock === undefined ? {} : { clock }),
     ...(middleware === undefined ? {} : { middleware }),
@@ -103,7 +91,7 @@ async function listenAll(config: AppConfig, { keys, logger, mongo, tracing, cloc
     metricsApp === undefined || config.metricsPort === undefined
       ? undefined
       : await listenHttp(metricsApp.callback(), config, config.metricsPort, answerClientError);
-  const { perKey, authFailures } = container.get(TOKENS.rateLimits);
+  const { perKey, authFailures } = storage.rateLimits;
   return {
     server,
     url: urlOf(server, config.host),
@@ -125,7 +113,7 @@ async function listenAll(config: AppConfig, { keys, logger, mongo, tracing, cloc
       try {
         await Promise.all([perKey?.close(), authFailures?.close()]);
       } finally {
-        await mongo?.connection.close();
+        await storage.close();
       }
       return { forced, durationMs: Math.round(performance.now() - started) };
     },

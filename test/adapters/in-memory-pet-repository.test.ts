@@ -1,12 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { InMemoryPetRepository } from '../../src/adapters/memory/in-memory-pet-repository.js';
 import { INT64_MAX, INT64_MIN, PET_STATUSES, type NewPet } from '../../src/core/pet.js';
-import { petRepositoryContract } from '../contract/pet-repository-contract.js';
 
-petRepositoryContract('InMemoryPetRepository', async () => ({
-  repository: new InMemoryPetRepository(),
-  close: async () => {},
-}));
+// The PetRepository contract runs on every registered backend: test/contract/storage-backends.test.ts.
 
 // What the binary search and the per-status lists could get wrong and the contract's few pets would not show.
 describe('InMemoryPetRepository with 5,000 pets', () => {

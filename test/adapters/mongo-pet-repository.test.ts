@@ -3,10 +3,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { INT64_MAX, INT64_MIN, type Pet } from '../../src/core/pet.js';
 import { StorageUnavailable } from '../../src/core/errors.js';
 import { MongoPetRepository } from '../../src/adapters/mongo/mongo-pet-repository.js';
-import { petRepositoryContract } from '../contract/pet-repository-contract.js';
 import { freshMongoSettings, openTestStore, rawClient, type TestStore } from '../support/mongo-test-db.js';
 
-petRepositoryContract('MongoPetRepository', async () => openTestStore(freshMongoSettings('contract')));
+// The PetRepository contract runs on every registered backend: test/contract/storage-backends.test.ts.
 
 const byId = (a: Pet, b: Pet) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 

@@ -2,7 +2,6 @@ import { afterAll, describe, expect, inject, it, vi } from 'vitest';
 import { MongoConnection } from '../../src/adapters/mongo/connect-mongo.js';
 import { createIndexes } from '../../src/adapters/mongo/mongo-indexes.js';
 import { MongoRateLimiter, mongoRateLimits } from '../../src/adapters/mongo/mongo-rate-limiter.js';
-import { rateLimiterContract } from '../contract/rate-limiter-contract.js';
 import { clockAtWindowStart } from '../support/fake-clock.js';
 import { dropTestDatabase, freshMongoSettings, rawClient } from '../support/mongo-test-db.js';
 import { createTcpProxy } from '../support/tcp-proxy.js';
@@ -19,10 +18,8 @@ afterAll(async () => {
   await dropTestDatabase(settings);
 });
 
-// A long exchange period: the contract is about local counting, exchanges are driven by hand below.
-rateLimiterContract('MongoRateLimiter', async (limit, windowSeconds, now) =>
-  new MongoRateLimiter(open(), `contract-${connections.length}`, limit, windowSeconds, { now, exchangeEveryMs: 3_600_000 }),
-);
+// The RateLimiter contract runs on every registered backend (test/contract/storage-backends.test.ts); here, the
+// exchanges between instances, driven by hand with a long exchange period.
 
 describe('MongoRateLimiter across instances', () => {
   const clock = clockAtWindowStart();

@@ -7,7 +7,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { compose, TOKENS } from '../../src/container.js';
+import { compose, openStorage, TOKENS } from '../../src/container.js';
 import { TEST_API_KEY, testConfig } from '../support/test-config.js';
 
 // Reads of a large memory store through the real app: what they leave behind on the heap once collected.
@@ -31,7 +31,9 @@ describe('reading a memory store of 100,000 pets through the app', () => {
 
   it('keeps no more memory after 30,000 reads of different pets than before them', async () => {
     const config = testConfig({ rateLimitPerMinute: 10_000_000 });
-    const container = compose(config, { apiKeys: [TEST_API_KEY], logger: pino({ level: 'silent' }), isDraining: () => false, onUnexpectedError: () => {} });
+    const logger = pino({ level: 'silent' });
+    const storage = await openStorage(config, { logger });
+    const container = compose(config, { apiKeys: [TEST_API_KEY], logger, storage, isDraining: () => false, onUnexpectedError: () => {} });
     const repository = container.get(TOKENS.petRepository);
     for (let n = 0; n < PETS; n++) await repository.add({ name: `pet ${n}`, categoryId: BigInt(n % 7), status: 'available' });
     server = createServer(container.get(TOKENS.httpApp).callback()).listen(0, '127.0.0.1');

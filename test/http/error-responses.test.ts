@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compose, TOKENS } from '../../src/container.js';
+import { compose, openStorage, TOKENS } from '../../src/container.js';
 import { useTestServer } from '../support/http-harness.js';
 import { TEST_API_KEY, testConfig } from '../support/test-config.js';
 import { expectError, expectInvalid, idOf } from './expect-http.js';
@@ -156,7 +156,9 @@ describe('unexpected failures', () => {
   const reported: unknown[] = [];
 
   beforeAll(async () => {
+    const storage = await openStorage(testConfig(), { logger: pino({ level: 'silent' }) });
     const container = compose(testConfig(), {
+      storage,
       apiKeys: [TEST_API_KEY],
       onUnexpectedError: (error) => reported.push(error),
       logger: pino({ level: 'silent' }),

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { logUnexpectedError } from '../../src/adapters/http/observe-requests.js';
 import { sha256Hex } from '../../src/adapters/keys/hashed-api-key-verifier.js';
-import { compose, TOKENS } from '../../src/container.js';
+import { compose, openStorage, TOKENS } from '../../src/container.js';
 import { startTestServer, type TestServer } from '../support/http-harness.js';
 import { captureLogs, type CapturedLogs } from '../support/log-capture.js';
 import { TEST_API_KEY, testConfig } from '../support/test-config.js';
@@ -101,7 +101,9 @@ describe('a request that fails unexpectedly', () => {
 
   beforeAll(async () => {
     logs = await captureLogs();
+    const storage = await openStorage(testConfig(), { logger: logs.logger });
     const container = compose(testConfig(), {
+      storage,
       apiKeys: [TEST_API_KEY],
       onUnexpectedError: logUnexpectedError(logs.logger),
       logger: logs.logger,

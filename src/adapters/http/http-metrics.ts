@@ -5,6 +5,13 @@ export const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 
 type RequestLabel = 'method' | 'route' | 'status';
 
+export interface CounterDefinition {
+  readonly name: string;
+  readonly help: string;
+  /** Few values each: every combination is a series. */
+  readonly labelNames: readonly string[];
+}
+
 /** One (method, route, status) series: its labels, its histogram child, and the requests not yet counted. */
 interface RequestSeries {
   readonly labels: Readonly<Record<RequestLabel, string>>;
@@ -53,12 +60,6 @@ export class HttpMetrics {
     labelNames: ['limit'] as const,
     registers: [this.registry],
   });
-  private readonly mongoCommands = new Counter({
-    name: 'animal_store_mongodb_commands_total',
-    help: 'Commands sent to MongoDB (round trips), by command name.',
-    labelNames: ['command'] as const,
-    registers: [this.registry],
-  });
 
   /** countPets is asked at every scrape; when it fails the gauge reads NaN rather than a stale number. */
   constructor(countPets: () => Promise<number>) {
@@ -93,9 +94,10 @@ export class HttpMetrics {
     this.rateLimitRefusals.inc({ limit });
   }
 
-  /** One round trip to MongoDB; command names are the driver's few (find, insert, update...), so the labels stay bounded. */
-  countMongoCommand(command: string): void {
-    this.mongoCommands.inc({ command });
+  /** Registers a counter another part contributes (a storage backend's round trips); returns what counts one event. */
+  addCounter({ name, help, labelNames }: CounterDefinition): (labels: Readonly<Record<string, string>>) => void {
+    const counter = new Counter({ name, help, labelNames, registers: [this.registry] });
+    return (labels) => counter.inc(labels);
   }
 
   get contentType(): string {
