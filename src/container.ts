@@ -15,7 +15,7 @@ import type { Clock } from './ports/clock.js';
 import type { PetRepository } from './ports/pet-repository.js';
 import type { RateLimits, RateLimitSettings } from './ports/rate-limiter.js';
 import type { OpenedStorage, StorageBackend } from './ports/storage-backend.js';
-import { STORAGE_BACKENDS } from './storage-backends.js';
+import { STORAGE_BACKENDS, STORAGE_NAMES } from './storage-backends.js';
 
 /** Typed tokens for every binding; the only place string-free DI ids are defined. */
 export const TOKENS = {
@@ -57,7 +57,8 @@ export interface Runtime {
 export function openStorage(config: AppConfig, context: { readonly logger: Logger; readonly clock?: Clock }): Promise<OpenedStorage> {
   const backends: readonly StorageBackend[] = STORAGE_BACKENDS;
   const backend = backends.find(({ name }) => name === config.storage);
-  if (backend === undefined) throw new ConfigError(`Invalid setting STORAGE: no backend is registered as "${config.storage}"`);
+  // loadConfig checks the name against the same table; a config built by hand may not have been.
+  if (backend === undefined) throw new ConfigError(`Invalid setting STORAGE: must be one of ${STORAGE_NAMES.join(', ')} (got "${config.storage}")`);
   const settings: unknown = (config as Readonly<Record<string, unknown>>)[backend.name];
   return backend.open(settings, {
     clock: context.clock ?? new SystemClock(),

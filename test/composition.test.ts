@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { InMemoryRateLimiter } from '../src/adapters/memory/in-memory-rate-limiter.js';
-import { ConfigError } from '../src/config/config.js';
+import { ConfigError, type AppConfig } from '../src/config/config.js';
 import { loadConfig } from '../src/config/load-config.js';
 import { startService, type RunningService } from '../src/server/start-service.js';
 
@@ -32,6 +32,11 @@ describe('the composition root', () => {
       { url: config.servers.production, description: 'Production' },
       { url: config.servers.staging, description: 'Staging' },
     ]);
+  });
+
+  it('refuses a storage name the table does not register, naming the ones it does', async () => {
+    const config = { ...loadConfig({ PORT: '0' }), storage: 'redis' } as unknown as AppConfig;
+    await expect(startService(config)).rejects.toThrowError(/^Invalid setting STORAGE: must be one of memory, mongodb \(got "redis"\)$/);
   });
 
   it('refuses to start in production without API keys', async () => {

@@ -47,6 +47,26 @@ function loadedFrom(file: string): Set<string> {
   return loaded;
 }
 
+/** The npm packages a file loads: its static imports that are not `import type` and not relative. */
+function loadedPackages(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(/^import\s+(?!type\b)[^'"]*?from\s*['"]([^'".][^'"]*)['"]/gm)].map((match) => match[1]!);
+}
+
+/** Source text without its comments (a `//` after a colon is a URL, kept). */
+function withoutComments(text: string): string {
+  return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:])\/\/.*$/gm, '$1');
+}
+
+/** The src/adapters folders the storage table imports from: one per registered backend. */
+const STORAGE_FOLDERS = [
+  ...new Set(
+    localImports(join(SRC, 'storage-backends.ts'))
+      .map((path) => adapterOf(path))
+      .filter((folder) => folder !== undefined),
+  ),
+];
+
 /** The adapter a src/-relative path belongs to (`http`, `mongo`, ...), or undefined outside src/adapters. */
 function adapterOf(path: string): string | undefined {
   const [top, adapter] = path.split('/');
@@ -95,13 +115,44 @@ describe('the architecture', () => {
     for (const file of importers) expect(file).toContain(join('src', 'adapters', 'mongo'));
   });
 
-  it('loads the MongoDB adapters (and the driver) only when storage is mongodb, through one import()', () => {
+  it('registers storage backends in one table, which alone reaches into their folders', () => {
+    const importers = sourceFiles(SRC)
+      .map((file) => relative(SRC, file))
+      .filter((path) => !STORAGE_FOLDERS.includes(adapterOf(path) ?? ''))
+      .filter((path) => localImports(join(SRC, path)).some((target) => STORAGE_FOLDERS.includes(adapterOf(target) ?? '')));
+    expect(importers).toEqual(['storage-backends.ts']);
+    expect(STORAGE_FOLDERS).toEqual(expect.arrayContaining(['memory', 'mongo']));
+  });
+
+  it('names MongoDB in code only in its folder, the storage table and the list of trace instrumentations', () => {
+    const naming = sourceFiles(SRC)
+      .map((file) => relative(SRC, file))
+      .filter((path) => adapterOf(path) !== 'mongo' && /mongo/i.test(withoutComments(readFileSync(join(SRC, path), 'utf8'))));
+    expect(naming.sort()).toEqual(['storage-backends.ts', 'telemetry/start-tracing.ts']);
+  });
+
+  it('keeps src/ itself to the entry point, the composition root and the storage table', () => {
+    const loose = readdirSync(SRC).filter((name) => name.endsWith('.ts'));
+    expect(loose.sort()).toEqual(['container.ts', 'main.ts', 'storage-backends.ts']);
+  });
+
+  it('loads no storage driver at start: a backend folder loads only its settings schema (zod) until open()', () => {
     const atStart = loadedFrom('main.ts');
-    expect(atStart).toContain('container.ts');
-    expect(atStart).toContain('adapters/memory/in-memory-pet-repository.ts');
-    expect([...atStart].filter((path) => adapterOf(path) === 'mongo')).toEqual([]);
-    expect(readFileSync(join(SRC, 'server/start-service.ts'), 'utf8')).toContain("await import('../adapters/mongo/mongo-storage.js')");
+    expect(atStart).toContain('storage-backends.ts');
+    expect(atStart).toContain('adapters/mongo/mongo-config.ts');
+    const packages = [...atStart]
+      .filter((path) => STORAGE_FOLDERS.includes(adapterOf(path) ?? ''))
+      .flatMap((path) => loadedPackages(join(SRC, path)).map((name) => `${path} -> ${name}`));
+    expect(packages.filter((entry) => !entry.endsWith('-> zod'))).toEqual([]);
+    expect(atStart).not.toContain('adapters/mongo/mongo-storage.ts');
+    expect(atStart).not.toContain('adapters/mongo/connect-mongo.ts');
+  });
+
+  it('loads the MongoDB adapters (and the driver) inside open() of the mongodb backend, through one import()', () => {
+    const backend = readFileSync(join(SRC, 'adapters/mongo/mongo-backend.ts'), 'utf8');
+    expect(backend).toMatch(/open: async [^\n]*await import\('\.\/mongo-storage\.js'\)/);
     expect(loadedFrom('adapters/mongo/mongo-storage.ts')).toContain('adapters/mongo/mongo-pet-repository.ts');
+    expect(loadedPackages(join(SRC, 'adapters/mongo/connect-mongo.ts'))).toContain('mongodb');
   });
 
   it('keeps adapters apart: an adapter imports ports and core, never another adapter', () => {
@@ -121,6 +172,7 @@ describe('the architecture', () => {
   it('finds what it looks for: the checks see real imports', () => {
     const container = localImports(join(SRC, 'container.ts'));
     expect(container).toContain('core/pet-catalog.ts');
-    expect(container.some((target) => adapterOf(target) === 'mongo')).toBe(true);
+    expect(localImports(join(SRC, 'storage-backends.ts')).some((target) => adapterOf(target) === 'mongo')).toBe(true);
+    expect(withoutComments("a // mongo\n/* mongo */ b")).not.toMatch(/mongo/);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/config.js';
 import { loadConfig } from '../../src/config/load-config.js';
+import { STORAGE_NAMES } from '../../src/storage-backends.js';
 
 describe('loadConfig', () => {
   it('gives local development defaults when APP_ENV is unset', () => {
@@ -83,6 +84,20 @@ describe('loadConfig', () => {
   ])('stops with one line naming the setting for %j', (env, setting) => {
     expect(() => loadConfig(env)).toThrowError(ConfigError);
     expect(() => loadConfig(env)).toThrowError(new RegExp(`^Invalid setting ${setting}: `));
+  });
+
+  it('stops naming every registered backend for an unknown STORAGE', () => {
+    expect(() => loadConfig({ STORAGE: 'redis' })).toThrowError(
+      new ConfigError(`Invalid setting STORAGE: must be one of ${STORAGE_NAMES.join(', ')} (got "redis")`),
+    );
+    expect(STORAGE_NAMES).toEqual(expect.arrayContaining(['memory', 'mongodb']));
+  });
+
+  it("validates every backend's section whichever STORAGE picks, and freezes it", () => {
+    const config = loadConfig({ STORAGE: 'memory', MONGODB_TIMEOUT_MS: '900' });
+    expect(config.mongodb).toMatchObject({ timeoutMs: 900, db: 'animal_store_local' });
+    expect(Object.isFrozen(config.mongodb)).toBe(true);
+    expect(() => loadConfig({ STORAGE: 'memory', MONGODB_DB: 'a b' })).toThrowError(/^Invalid setting MONGODB_DB: /);
   });
 
   it('has the operational defaults: info logs, metrics on the API port, 5 s grace within a 10 s shutdown, bounded HTTP, CORS off', () => {
