@@ -28,11 +28,12 @@ export function loadConfig(env: Env = process.env): AppConfig {
   return deepFreeze({ ...parsed.data, ...storageSettings(storageBlocks, env), servers, tracing: tracingRequested(env) });
 }
 
-/** The blocks named after a storage backend, apart from the service's own settings. */
+/** The blocks of the storage backends that have settings, apart from the service's own settings. */
 function splitFile(file: Record<string, unknown>) {
   const rest = { ...file };
   const storageBlocks: Record<string, unknown> = {};
-  for (const { name } of STORAGE_BACKENDS) {
+  for (const { name, settings } of STORAGE_BACKENDS) {
+    if (settings === undefined) continue;
     storageBlocks[name] = rest[name];
     delete rest[name];
   }
