@@ -39,10 +39,22 @@ describe('the composition root', () => {
     await expect(startService(config)).rejects.toThrowError(/^Invalid setting STORAGE: must be one of memory, mongodb \(got "redis"\)$/);
   });
 
-  it('refuses to start in production without API keys', async () => {
-    const config = loadConfig({ APP_ENV: 'production', STORAGE: 'memory', PORT: '0' });
+  it.each(['production', 'staging'] as const)('refuses to start in %s without API keys, naming the setting', async (appEnv) => {
+    const config = loadConfig({ APP_ENV: appEnv, STORAGE: 'memory', PORT: '0' });
     await expect(startService(config)).rejects.toThrowError(ConfigError);
-    await expect(startService(config)).rejects.toThrowError(/API_KEYS/);
+    await expect(startService(config)).rejects.toThrowError(new RegExp(`^Invalid setting API_KEYS: ${appEnv} needs at least one key`));
+  });
+
+  it('starts in staging with a configured key and generates none', async () => {
+    const config = loadConfig({ APP_ENV: 'staging', STORAGE: 'memory', PORT: '0', HOST: '127.0.0.1', API_KEYS: 'staging-key', ...NO_GRACE });
+    const staging = await startService(config);
+    try {
+      expect(staging.generatedApiKey).toBeUndefined();
+      const response = await fetch(`${staging.url}/v1/pets`, { headers: { Authorization: 'Bearer staging-key' } });
+      expect(response.status).toBe(200);
+    } finally {
+      await staging.stop();
+    }
   });
 });
 

@@ -18,7 +18,7 @@ export interface RunningService {
   readonly url: string;
   /** http://host:port of the metrics listener, when METRICS_PORT gives it its own. */
   readonly metricsUrl?: string;
-  /** The key generated at start when none was configured (outside production only). */
+  /** The key generated at start when none was configured (APP_ENV=local only). */
   readonly generatedApiKey?: string;
   /**
    * Drains and stops: readiness turns 503 and every response says Connection: close; for SHUTDOWN_GRACE_MS
