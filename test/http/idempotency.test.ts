@@ -1,6 +1,8 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../support/fake-clock.js';
 import { useTestServer, type TestResponse } from '../support/http-harness.js';
+import { rawExchange } from '../support/raw-exchange.js';
 import { TEST_API_KEY } from '../support/test-config.js';
 
 const OTHER_KEY = 'second-test-key-abcdefghijklmnopqrstuvwxyz0123';
@@ -117,14 +119,54 @@ describe('Idempotency-Key on createPet', () => {
     ['too long', 'k'.repeat(256)],
     ['non-ASCII', 'clé'],
     ['an inner quote', '"a"b"'],
-  ])('answers 400 invalid_idempotency_key for a key that is %s', async (_, key) => {
+    ['a bare token with a space', 'a b'],
+    ['two keys joined by a repeated header', 'one, two'],
+  ])('answers 400 invalid_idempotency_key for a key that is %s, and stores nothing', async (_, key) => {
+    const before = await storedCount();
     const response = await post(key, '{"name":"X","categoryId":1}');
-    if (key === '') {
-      // An empty value counts as no key at all: the request is simply not idempotent.
-      expect(response.status).toBe(201);
-      return;
-    }
     expect(response.status).toBe(400);
-    expect(response.json).toMatchObject({ code: 'invalid_idempotency_key', status: 400n });
+    expect(response.json).toEqual({ code: 'invalid_idempotency_key', message: expect.stringMatching(/^Idempotency-Key must be/), status: 400n });
+    expect(await storedCount()).toBe(before);
+  });
+
+  it('answers 400 for an Idempotency-Key line with no value at all, as Node parses it', async () => {
+    const body = '{"name":"Bare","categoryId":1}';
+    const answer = await rawExchange(server.url, [
+      'POST /v1/pets HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Type: application/json\r\n' +
+        `Authorization: Bearer ${TEST_API_KEY}\r\nIdempotency-Key:\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    ]);
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer).toContain('"code":"invalid_idempotency_key"');
+  });
+});
+
+describe('the documented Idempotency-Key schema', () => {
+  const server = useTestServer();
+
+  // Keys at the edges of the grammar, and the ones the old document let through though the service refused them.
+  const KEYS = [
+    'k', 'k'.repeat(255), 'k'.repeat(256), `"${'k'.repeat(255)}"`, `"${'k'.repeat(256)}"`, '"a b"', 'a b', 'café', '"café"',
+    '', '""', '"', 'a"b', '"a\\b"', 'a\\b', '~!#$%&\'*+-.^_`|', 'a,b', '"unterminated',
+  ];
+
+  it('accepts exactly the keys the service accepts (JSON Schema 2020-12, as generated clients and fuzzers read it)', async () => {
+    const document = JSON.parse((await server.request('GET', '/v1/openapi.json', { anonymous: true })).text) as {
+      paths: Record<string, { post: { parameters: { name: string; schema: object }[] } }>;
+    };
+    const parameter = document.paths['/pets']!.post.parameters.find((entry) => entry.name === 'Idempotency-Key')!;
+    expect(parameter.schema).toMatchObject({ type: 'string', pattern: expect.any(String), maxLength: 257 });
+    const documented = new Ajv2020({ strict: true }).compile(parameter.schema);
+    const verdicts = await Promise.all(
+      KEYS.map(async (key) => {
+        const response = await server.request('POST', '/v1/pets', {
+          headers: { 'Content-Type': 'application/json', 'Idempotency-Key': key },
+          body: '{"name":"Edge","categoryId":1}',
+        });
+        expect([201, 400]).toContain(response.status);
+        return { key, service: response.status === 201, document: documented(key) };
+      }),
+    );
+    expect(verdicts.filter((verdict) => verdict.service !== verdict.document)).toEqual([]);
+    expect(verdicts.filter((verdict) => verdict.service).length).toBeGreaterThan(5);
   });
 });

@@ -3,6 +3,7 @@ import type { Context } from 'koa';
 import type { Clock } from '../../ports/clock.js';
 import type { IdempotentCreate } from '../../ports/pet-repository.js';
 import { ApiError } from './api-error.js';
+import { IdempotencyKeySchema } from './wire-schemas.js';
 
 /*
  * Idempotency-Key (draft-ietf-httpapi-idempotency-key-header): a retry with the same key and body answers the pet
@@ -17,23 +18,19 @@ export interface IdempotencySettings {
   readonly ttlMs: number;
 }
 
-// sf-string ("...") as the draft writes it, or the bare token most clients send: printable ASCII, 1..255.
-const KEY = /^(?:"([\x20\x21\x23-\x5b\x5d-\x7e]{1,255})"|([\x21\x23-\x7e]{1,255}))$/;
-
-export function parseIdempotencyKey(header: string | undefined): string | undefined {
+/** The key inside a present Idempotency-Key header (absent: undefined); 400 invalid_idempotency_key when malformed. */
+function parseIdempotencyKey(header: unknown): string | undefined {
   if (header === undefined) return undefined;
-  const match = KEY.exec(header.trim());
-  if (match === null) {
-    throw new ApiError(400, 'invalid_idempotency_key', 'Idempotency-Key must be 1 to 255 printable ASCII characters.');
-  }
-  return match[1] ?? match[2];
+  const parsed = IdempotencyKeySchema.safeParse(header);
+  if (!parsed.success) throw new ApiError(400, 'invalid_idempotency_key', parsed.error.issues[0]!.message);
+  return parsed.data;
 }
 
 /** The request's Idempotency-Key as the store takes it, or undefined without one; 400 for a malformed key. */
 export function idempotentCreateOf(ctx: Context, settings: IdempotencySettings, body: unknown): IdempotentCreate | undefined {
-  // Node joins a repeated header of this name with ", " into one string (which the key's grammar then refuses).
-  const header = ctx.req.headers['idempotency-key'];
-  const clientKey = parseIdempotencyKey(typeof header === 'string' && header !== '' ? header : undefined);
+  // Node joins a repeated header of this name with ", " into one string (which the key's grammar then refuses);
+  // an empty value arrives as '' (absent is undefined) and is refused, not taken for no key.
+  const clientKey = parseIdempotencyKey(ctx.req.headers['idempotency-key']);
   if (clientKey === undefined) return undefined;
   const now = settings.clock.now();
   return {

@@ -102,3 +102,15 @@ export const PetIdSchema = z
 export const HealthSchema = z
   .object({ status: z.enum(['ok', 'ready', 'unavailable']) })
   .meta({ id: 'Health', description: 'Liveness or readiness of the service.' });
+
+const idempotencyKeyMessage =
+  'Idempotency-Key must be 1 to 255 printable ASCII characters: a bare token (no space, no ") or a quoted string (no " or \\ inside).';
+
+// An sf-string ("...") as the draft writes it, or the bare token most clients send; the key is what is inside
+// the quotes. An empty value is malformed, not absent. The document's pattern is this regex's source.
+export const IdempotencyKeySchema = z
+  .string({ error: idempotencyKeyMessage })
+  .min(1, { error: idempotencyKeyMessage })
+  .max(257, { error: idempotencyKeyMessage })
+  .regex(/^(?:"[\x20\x21\x23-\x5b\x5d-\x7e]{1,255}"|[\x21\x23-\x7e]{1,255})$/, { error: idempotencyKeyMessage })
+  .transform((value) => (value.startsWith('"') ? value.slice(1, -1) : value));

@@ -4,6 +4,7 @@ import { API_HEADERS, DEPRECATION_HEADERS, header } from './openapi-headers.js';
 import { ERRORS, errorResponse, jsonContent } from './openapi-responses.js';
 import { ref, toSchema, type Json } from './openapi-schemas.js';
 import { ALL_PET_OPERATIONS, type PetOperation, type SuccessResponse } from '../pet-operations.js';
+import { IdempotencyKeySchema } from '../wire-schemas.js';
 
 /*
  * paths of the interface, derived from the route table (pet-operations.ts) and the wire schemas. What is
@@ -29,11 +30,12 @@ const IDEMPOTENCY_KEY = {
   'x-stability': 'beta',
   description:
     'Makes retries safe (draft-ietf-httpapi-idempotency-key-header): 1 to 255 printable ASCII characters, ' +
-    'bare or as a quoted sf-string, scoped to your API key. A retry with the same body answers the animal the ' +
+    'bare (no space or `"`) or as a quoted sf-string (no `"` or `\\` inside), scoped to your API key; any other ' +
+    'value, an empty one included, is 400 (`invalid_idempotency_key`). A retry with the same body answers the animal the ' +
     'first request created (201, same Location and body, `Idempotent-Replayed: true`), also when that request ' +
     'failed or was still running, and creates nothing. Another body is 422 for 24 h (IDEMPOTENCY_TTL_MS); after ' +
     'that the key is free for another body. Added beyond v1.0.0.',
-  schema: { type: 'string', minLength: 1, maxLength: 257 },
+  schema: toSchema(IdempotencyKeySchema, 'input'),
   example: PARAMETER_EXAMPLES['Idempotency-Key'],
 };
 
