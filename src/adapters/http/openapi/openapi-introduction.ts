@@ -7,9 +7,16 @@ import { OPERATIONS_DOCUMENT_PATH, type OpenApiServers } from './openapi-info.js
  * single field or parameter accepts belongs in its schema's description, not here.
  */
 
-/** The consumer's introduction, with the configured production address in its examples. */
-export function introduction(servers: OpenApiServers): string {
-  const base = servers.production;
+const FROM_LOCAL_INSTANCE = `This instance runs locally (APP_ENV=local), so the examples name its address; with no
+\`API_KEYS\` configured, use the key it printed when it started.
+`;
+
+/**
+ * The consumer's introduction. Its examples name the address of the environment serving it (staging's, else
+ * production's), or `localBase`: the address a local instance was reached at (see openapi-routes.ts).
+ */
+export function introduction(servers: OpenApiServers, localBase?: string): string {
+  const base = localBase ?? (servers.serving === 'staging' ? servers.staging : servers.production);
   return `A catalogue of animals for sale: list them, add one, fetch one (deprecated). Requests and responses are JSON.
 
 ### Getting a key
@@ -18,7 +25,7 @@ Every operation under \`/v1\` needs an API key: ask the Animal Store API team (s
 \`npm run key:new\` makes a key and the \`sha256:\` entry to add to \`API_KEYS\`.
 
 ### A first request
-\`\`\`sh
+${localBase === undefined ? '' : FROM_LOCAL_INSTANCE}\`\`\`sh
 curl -H "Authorization: Bearer $API_KEY" '${base}/pets?limit=5'
 curl -X POST -H "Authorization: Bearer $API_KEY" -H 'Content-Type: application/json' \\
   -H "Idempotency-Key: $(uuidgen)" -d '{"name":"Rex","categoryId":1}' '${base}/pets'
