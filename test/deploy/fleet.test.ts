@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parse, parseAllDocuments } from 'yaml';
+import { parse } from 'yaml';
 import { loadConfig } from '../../src/config/load-config.js';
 import { ROOT } from '../support/service-process.js';
 
@@ -11,8 +11,6 @@ const run = promisify(execFile);
 
 type Json = Record<string, any>;
 
-const readYaml = (path: string): Json => parse(readFileSync(join(ROOT, path), 'utf8')) as Json;
-const envList = (env: readonly { name: string; value: string }[]) => Object.fromEntries(env.map(({ name, value }) => [name, value]));
 const SECRETS_EXAMPLE = 'deploy/compose/secrets.env.example';
 
 describe('compose.yaml', () => {
@@ -74,63 +72,6 @@ describe('compose.yaml', () => {
     // Its detection (checks every `inter`, down after `fall` failures) fits in the instances' shutdown grace.
     const [, inter, fall] = /default-server inter (\d+)s fall (\d+)/.exec(cfg)!;
     for (const name of instances) expect(Number(inter) * Number(fall) * 1000).toBeLessThan(loadConfig(services[name].environment).shutdownGraceMs);
-  });
-});
-
-describe('the Kubernetes example (deploy/kubernetes/)', () => {
-  const deployment = readYaml('deploy/kubernetes/deployment.yaml');
-  const service = readYaml('deploy/kubernetes/service.yaml');
-  const budget = readYaml('deploy/kubernetes/pod-disruption-budget.yaml');
-  const secret = readYaml('deploy/kubernetes/secret.yaml');
-  const pod = deployment.spec.template.spec;
-  const container = pod.containers[0];
-  const labels = deployment.spec.template.metadata.labels;
-  const env = { ...envList(container.env), ...secret.stringData } as Record<string, string>;
-  const config = loadConfig(env);
-
-  it('is one document per file, each of the kind its name says', () => {
-    for (const file of ['deployment', 'service', 'pod-disruption-budget', 'secret']) {
-      expect(parseAllDocuments(readFileSync(join(ROOT, `deploy/kubernetes/${file}.yaml`), 'utf8'))).toHaveLength(1);
-    }
-    expect([deployment.kind, service.kind, budget.kind, secret.kind]).toEqual(['Deployment', 'Service', 'PodDisruptionBudget', 'Secret']);
-  });
-
-  it('probes readiness on /readyz and liveness on /healthz, on the port the service listens on', () => {
-    expect(container.readinessProbe.httpGet.path).toBe('/readyz');
-    expect(container.livenessProbe.httpGet.path).toBe('/healthz');
-    const http = container.ports.find((port: Json) => port.name === container.readinessProbe.httpGet.port);
-    expect(http.containerPort).toBe(config.port);
-    expect(container.livenessProbe.httpGet.port).toBe('http');
-  });
-
-  it('gives the shutdown more time than SHUTDOWN_TIMEOUT_MS, and the grace time to take the pod out of rotation', () => {
-    expect(pod.terminationGracePeriodSeconds * 1000).toBeGreaterThan(config.shutdownTimeoutMs);
-    // The service's grace replaces a preStop pause; with both, the pod would wait twice.
-    expect(container.lifecycle?.preStop).toBeUndefined();
-    const { periodSeconds, failureThreshold } = container.readinessProbe;
-    expect(periodSeconds * failureThreshold * 1000).toBeLessThan(config.shutdownGraceMs);
-  });
-
-  it('takes the keys and MONGODB_URL from the Secret, and they make a valid production config on MongoDB', () => {
-    expect(container.envFrom).toContainEqual({ secretRef: { name: secret.metadata.name } });
-    expect(Object.keys(secret.stringData).sort()).toEqual(['API_KEYS', 'MONGODB_URL']);
-    expect(envList(container.env)).not.toHaveProperty('MONGODB_URL');
-    expect(config).toMatchObject({ appEnv: 'production', storage: 'mongodb' });
-    expect(config.mongodb.url).toMatch(/^mongodb\+srv:\/\//);
-  });
-
-  it('selects its pods in the Service and the PodDisruptionBudget, which leaves most of them up', () => {
-    expect(deployment.spec.selector.matchLabels).toEqual(labels);
-    expect(service.spec.selector).toEqual(labels);
-    expect(budget.spec.selector.matchLabels).toEqual(labels);
-    expect(service.spec.ports[0].targetPort).toBe('http');
-    expect(budget.spec.maxUnavailable).toBeLessThan(deployment.spec.replicas / 2);
-  });
-
-  it('runs as a non-root user that cannot escalate', () => {
-    expect(pod.securityContext.runAsNonRoot).toBe(true);
-    expect(pod.securityContext.runAsUser).not.toBe(0);
-    expect(container.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true });
   });
 });
 
