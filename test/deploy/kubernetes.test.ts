@@ -77,6 +77,13 @@ describe('the Kubernetes files (deploy/kubernetes/)', () => {
     expect(envList).not.toHaveProperty('MONGODB_URL');
   });
 
+  it('are applied as docs/deploying.md says: the Secret by command from the git-ignored file, then the folder', () => {
+    const page = readFileSync(join(ROOT, 'docs/deploying.md'), 'utf8');
+    expect(page).toContain(`kubectl create secret generic animal-store --from-env-file=${FOLDER}/secrets.env`);
+    expect(page).toContain(`kubectl apply -f ${FOLDER}/`);
+    expect(page).not.toContain('secret.yaml');
+  });
+
   it('make, with the Secret, a valid production config on MongoDB with metrics on their own port', () => {
     expect(config).toMatchObject({ appEnv: 'production', storage: 'mongodb', metricsPort: 9464 });
     expect(config.mongodb.url).toMatch(/^mongodb\+srv:\/\//);
