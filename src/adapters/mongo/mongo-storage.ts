@@ -18,7 +18,7 @@ export async function openMongoStorage(settings: MongoSettings, { clock, rateLim
   const pets = new MongoPetRepository(
     connection,
     (error) => log.warn({ err: error }, 'storage unavailable'),
-    (petId) => log.warn({ petId: String(petId) }, 'pet id taken already; retrying with a fresh id'),
+    (petId) => log.debug({ petId: String(petId) }, 'pet id taken already; retrying with a fresh id'),
   );
   return {
     pets,
