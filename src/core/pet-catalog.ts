@@ -34,14 +34,14 @@ export class PetCatalog {
     return id;
   }
 
-  /** One page of pets in ascending id order. */
-  async listPets(request: ListPetsRequest): Promise<PetPage> {
+  /** One page of pets in ascending id order. `arrivedAt`, here and below: see PetRepository. */
+  async listPets(request: ListPetsRequest, arrivedAt?: number): Promise<PetPage> {
     const { limit } = request;
     if (!Number.isInteger(limit) || limit < LIST_LIMIT_MIN || limit > LIST_LIMIT_MAX) {
       throw new ValidationFailed('limit', `limit must be an integer from ${LIST_LIMIT_MIN} to ${LIST_LIMIT_MAX}.`);
     }
     // One extra row tells whether another page exists without a count.
-    const found = await this.pets.list({ ...request, limit: limit + 1 });
+    const found = await this.pets.list({ ...request, limit: limit + 1 }, arrivedAt);
     if (found.length <= limit) return { pets: found };
     const pets = found.slice(0, limit);
     return { pets, nextAfterId: pets[pets.length - 1]!.id };
@@ -51,13 +51,14 @@ export class PetCatalog {
    * Adds a pet; the store assigns its id. With `idempotency`, a repeated call returns the pet the first one
    * stored (replayed) instead of adding another, or throws IdempotencyKeyReused (PetRepository's addOnce).
    */
-  async addPet(newPet: NewPet, idempotency?: IdempotentCreate): Promise<Added> {
+  async addPet(newPet: NewPet, idempotency?: IdempotentCreate, arrivedAt?: number): Promise<Added> {
     assertValidNewPet(newPet);
-    return idempotency === undefined ? { pet: await this.pets.add(newPet), replayed: false } : this.pets.addOnce(newPet, idempotency);
+    if (idempotency === undefined) return { pet: await this.pets.add(newPet, arrivedAt), replayed: false };
+    return this.pets.addOnce(newPet, idempotency, arrivedAt);
   }
 
-  async getPet(id: PetId): Promise<Pet> {
-    const pet = await this.pets.findById(id);
+  async getPet(id: PetId, arrivedAt?: number): Promise<Pet> {
+    const pet = await this.pets.findById(id, arrivedAt);
     if (pet === undefined) throw new PetNotFound(id);
     return pet;
   }

@@ -9,13 +9,13 @@ function heldWork(started: string[], name: string) {
 }
 
 describe('Admission of storage operations', () => {
-  it('runs at most its concurrency at once, and refuses at the wait budget work that never started', async () => {
-    const admission = new Admission(2, 50);
+  it('runs at most its concurrency at once, and refuses at its deadline work that never started', async () => {
+    const admission = new Admission(2);
     const started: string[] = [];
     const [a, b, c] = ['a', 'b', 'c'].map((name) => heldWork(started, name));
-    const running = [admission.run(a!.work), admission.run(b!.work)];
+    const running = [admission.run(a!.work, performance.now() + 50), admission.run(b!.work, performance.now() + 50)];
     const waitedFrom = performance.now();
-    await expect(admission.run(c!.work)).rejects.toBeInstanceOf(MongoAdmissionRefused);
+    await expect(admission.run(c!.work, waitedFrom + 50)).rejects.toBeInstanceOf(MongoAdmissionRefused);
     expect(performance.now() - waitedFrom).toBeGreaterThanOrEqual(45);
     a!.release();
     b!.release();
@@ -25,12 +25,12 @@ describe('Admission of storage operations', () => {
     expect(started).toEqual(['a', 'b']);
   });
 
-  it('admits waiting work in order as slots free up, within the budget', async () => {
-    const admission = new Admission(1, 1000);
+  it('admits waiting work in order as slots free up, before their deadlines', async () => {
+    const admission = new Admission(1);
     const started: string[] = [];
     const [a, b] = ['a', 'b'].map((name) => heldWork(started, name));
-    const first = admission.run(a!.work);
-    const second = admission.run(b!.work);
+    const first = admission.run(a!.work, performance.now() + 1000);
+    const second = admission.run(b!.work, performance.now() + 1000);
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect(started).toEqual(['a']);
     a!.release();
@@ -41,7 +41,7 @@ describe('Admission of storage operations', () => {
   });
 
   it('passes the work\'s own failure on', async () => {
-    const admission = new Admission(1, 1000);
-    await expect(admission.run(() => Promise.reject(new Error('driver error')))).rejects.toThrow('driver error');
+    const admission = new Admission(1);
+    await expect(admission.run(() => Promise.reject(new Error('driver error')), performance.now() + 1000)).rejects.toThrow('driver error');
   });
 });

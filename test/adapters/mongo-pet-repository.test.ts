@@ -134,7 +134,7 @@ describe('MongoPetRepository, storage details', () => {
       const taken: bigint[] = [];
       const next = await new MongoPetRepository(lagging.connection, undefined, (id) => taken.push(id)).add({ name: 'c', categoryId: 3n });
       expect(next.id > stored[1]!.id).toBe(true);
-      // The collision is reported (the service logs it at warn), once, with the id that was taken.
+      // The collision is reported (the service logs it at debug), once, with the id that was taken.
       expect(taken).toEqual([stored[0]!.id]);
       expect(await lagging.repository.list({ limit: 10 })).toEqual([...stored, next]);
     } finally {
@@ -142,16 +142,16 @@ describe('MongoPetRepository, storage details', () => {
     }
   });
 
-  it('hands back the same Pet for every read of a stored pet, and a new one when its document changed behind it', async () => {
-    const pet = await store.repository.add({ name: 'Same', categoryId: 8n, status: 'pending' });
+  it('builds every Pet it hands back afresh from the stored document, remembering none', async () => {
+    const pet = await store.repository.add({ name: 'Fresh', categoryId: 8n, status: 'pending' });
     const [listed] = await store.repository.list({ limit: 1, afterId: pet.id - 1n });
-    // One object per stored pet: what the HTTP adapter keeps per Pet (its JSON) serves every read of it.
-    expect(await store.repository.findById(pet.id)).toBe(pet);
-    expect(listed).toBe(pet);
+    const found = await store.repository.findById(pet.id);
+    // Equal pets, never the same object: no port promises identity, and a cache belongs to the layer it serves.
+    expect([listed, found]).toEqual([pet, pet]);
+    expect(listed).not.toBe(pet);
+    expect(found).not.toBe(listed);
     await raw().collection<{ _id: bigint }>('pets').updateOne({ _id: pet.id }, { $set: { name: 'Changed' } });
-    const changed = await store.repository.findById(pet.id);
-    expect(changed).toEqual({ ...pet, name: 'Changed' });
-    expect(await store.repository.findById(pet.id)).toBe(changed);
+    expect(await store.repository.findById(pet.id)).toEqual({ ...pet, name: 'Changed' });
   });
 
   it('sends the gets of one turn as one find, and answers each its own pet or none', async () => {
@@ -228,6 +228,26 @@ describe('MongoPetRepository, storage details', () => {
     expect(await stored()).toBe(before + 2);
     expect(await store.repository.findById(beside1.id)).toEqual(beside1);
     expect(await store.repository.findById(beside2.id)).toEqual(beside2);
+  });
+
+  it('replays 40 concurrent keyed creates with one read and no process warning (no listener pile-up on one abort signal)', async () => {
+    const request = { key: 'replayed-40', fingerprint: 'f', now: Date.UTC(2026, 0, 1), expiresAt: Date.UTC(2026, 0, 2) };
+    const { pet } = await store.repository.addOnce({ name: 'replayed', categoryId: 1n }, request);
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      const sent = commandsDuring(store);
+      const replays = await Promise.all(Array.from({ length: 40 }, () => store.repository.addOnce({ name: 'replayed', categoryId: 1n }, request)));
+      expect(replays).toEqual(Array(40).fill({ pet, replayed: true }));
+      // One find of the pet holding the key (and, where a server refuses a whole insert, one of what it stored).
+      expect(sent().filter((command) => command === 'find').length).toBeLessThanOrEqual(2);
+      // Node emits a MaxListenersExceededWarning on a later tick.
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings.map(String)).toEqual([]);
   });
 
   it('keeps documents to the pet fields and reads no _id or BSON type back out', async () => {

@@ -1,5 +1,6 @@
 import type Router from '@koa/router';
 import type { RouterMiddleware } from '@koa/router';
+import type { Context } from 'koa';
 import type { PetCatalog } from '../../core/pet-catalog.js';
 import { newPetOf, type PetId, type PetStatus } from '../../core/pet.js';
 import type { Clock } from '../../ports/clock.js';
@@ -12,6 +13,7 @@ import { PET_OPERATIONS, routerPath, type PetOperation } from './pet-operations.
 import { queryOf } from './query.js';
 import { memoized } from './memoized.js';
 import { readJsonBody } from './read-json-body.js';
+import type { RequestState } from './request-context.js';
 import { sendSuccess } from './send-success.js';
 import { validate } from './validate.js';
 import { ListPetsQuerySchema, NewPetSchema, PetIdSchema } from './wire-schemas.js';
@@ -25,7 +27,7 @@ export function addPetRoutes(router: Router, catalog: PetCatalog, clock: Clock, 
   addRoute(router, listPets, async (ctx) => {
     const { limit, status, cursor } = listQueryOf(ctx.querystring);
     const afterId = cursor === undefined ? undefined : decodeCursor(cursor, status);
-    const page = await catalog.listPets({ limit, status, afterId });
+    const page = await catalog.listPets({ limit, status, afterId }, arrivedAt(ctx));
     const link = page.nextAfterId === undefined ? undefined : { Link: nextLink(limit, status, page.nextAfterId) };
     sendSuccess(ctx, listPets.success, petsJson(page.pets), link);
   });
@@ -33,7 +35,7 @@ export function addPetRoutes(router: Router, catalog: PetCatalog, clock: Clock, 
   addRoute(router, createPet, async (ctx) => {
     const json = await readJsonBody(ctx);
     const newPet = newPetOf(validate(NewPetSchema, json, 'body'));
-    const { pet, replayed } = await catalog.addPet(newPet, idempotentCreateOf(ctx, idempotency, json));
+    const { pet, replayed } = await catalog.addPet(newPet, idempotentCreateOf(ctx, idempotency, json), arrivedAt(ctx));
     // A replay answers what the first request did, marked as a replay.
     const headers: Record<string, string> = { Location: `/v1/pets/${pet.id}` };
     if (replayed) headers['Idempotent-Replayed'] = 'true';
@@ -46,7 +48,7 @@ export function addPetRoutes(router: Router, catalog: PetCatalog, clock: Clock, 
       throw new ApiError(410, 'operation_removed', `GET /v1/pets/{petId} was removed; use GET ${GET_PET_SUCCESSOR} instead.`);
     }
     const id = petIdOf(ctx.params.petId!);
-    sendSuccess(ctx, getPet.success, petJson(await catalog.getPet(id)));
+    sendSuccess(ctx, getPet.success, petJson(await catalog.getPet(id, arrivedAt(ctx))));
   });
 }
 
@@ -54,6 +56,9 @@ export function addPetRoutes(router: Router, catalog: PetCatalog, clock: Clock, 
 export function addRoute(router: Router, operation: PetOperation, handler: RouterMiddleware): void {
   router[operation.method](operation.operationId, routerPath(operation), handler);
 }
+
+// Storage bounds its wait from the request's arrival (request-context.ts), not from the call.
+const arrivedAt = (ctx: Context) => (ctx.state as RequestState).started;
 
 // A relative reference (RFC 8288 §3.1): it resolves against the request URI, so it is right behind any proxy.
 function nextLink(limit: number, status: PetStatus | undefined, afterId: PetId): string {

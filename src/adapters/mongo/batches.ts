@@ -3,7 +3,14 @@ import DataLoader from 'dataloader';
 /** The most requests one batch serves: every answer to a read fits in the server's first reply (101 documents). */
 const MAX_BATCH = 100;
 
-type Load<K, V> = (keys: readonly K[]) => Promise<readonly (V | Error)[]>;
+/** One request's part of a batch. */
+export interface Timed {
+  /** The performance.now() instant at which its request's time for storage is over. */
+  readonly deadline: number;
+}
+
+/** Sends a batch of requests' work, all still in time, by `deadline` (the latest of theirs). */
+type Load<K, V> = (keys: readonly K[], deadline: number) => Promise<readonly (V | Error)[]>;
 
 /**
  * Storage work sent a batch at a time (DataLoader's batching, without its cache; group commit): the first
@@ -11,12 +18,15 @@ type Load<K, V> = (keys: readonly K[]) => Promise<readonly (V | Error)[]>;
  * into the next, which goes when the first has its answer, or after `maxWaitMs` at most. So batches grow with
  * the load, whether requests come together or spread out. Every request of a batch was asked for before the
  * batch was sent: a read never joins a find already out, so none sees older data than it would alone.
+ *
+ * Each request is answered `late()` at its own deadline, whatever its batch is doing or waiting for, and a
+ * request whose deadline passed before its batch went is not sent at all.
  */
-export function batches<K, V>(load: Load<K, V>, maxWaitMs: number): (key: K) => Promise<V> {
+export function batches<K extends Timed, V>(load: Load<K, V>, maxWaitMs: number, late: () => Error): (key: K) => Promise<V> {
   let out: Promise<unknown> = Promise.resolve();
   const loader = new DataLoader<K, V>(
     (keys) => {
-      const answered = load(keys);
+      const answered = sendInTime(load, keys, late);
       out = answered.catch(() => undefined);
       return answered;
     },
@@ -37,5 +47,22 @@ export function batches<K, V>(load: Load<K, V>, maxWaitMs: number): (key: K) => 
       },
     },
   );
-  return (key) => loader.load(key);
+  return (key) =>
+    new Promise<V>((resolve, reject) => {
+      const timer = setTimeout(() => reject(late()), key.deadline - performance.now());
+      loader.load(key).then(
+        (value) => (clearTimeout(timer), resolve(value)),
+        (error: unknown) => (clearTimeout(timer), reject(error)),
+      );
+    });
+}
+
+/** Loads the keys still in time; the others are answered `late()` without a round trip. */
+async function sendInTime<K extends Timed, V>(load: Load<K, V>, keys: readonly K[], late: () => Error): Promise<(V | Error)[]> {
+  const now = performance.now();
+  const live = keys.filter((key) => key.deadline > now);
+  if (live.length === 0) return keys.map(() => late());
+  const values = await load(live, Math.max(...live.map((key) => key.deadline)));
+  let next = 0;
+  return keys.map((key) => (key.deadline > now ? values[next++]! : late()));
 }

@@ -70,10 +70,10 @@ function clientOptions({ timeoutMs, writeConcern, readConcern }: MongoSettings):
 /** Storage operations in flight at once, per process; the rest wait their turn (Admission). */
 export const MAX_CONCURRENT_OPERATIONS = 16;
 
-/** An adapter call that outlived settings.timeoutMs; the adapter reports it as StorageUnavailable. */
+/** An adapter call that outlived its deadline (settings.timeoutMs from its request's arrival); reported as StorageUnavailable. */
 export class MongoDeadlineExceeded extends Error {
   constructor(timeoutMs: number) {
-    super(`The MongoDB operation did not finish within ${timeoutMs} ms`);
+    super(`The MongoDB operation did not finish within ${timeoutMs} ms of its request's arrival`);
     this.name = 'MongoDeadlineExceeded';
   }
 }
@@ -95,7 +95,7 @@ export class MongoConnection {
     readonly settings: MongoSettings,
     private readonly prepare: (db: Db) => Promise<void>,
   ) {
-    this.admission = new Admission(MAX_CONCURRENT_OPERATIONS, settings.timeoutMs);
+    this.admission = new Admission(MAX_CONCURRENT_OPERATIONS);
   }
 
   /** The database, connecting (again) first when needed; rejects with the driver's error. */
@@ -104,24 +104,27 @@ export class MongoConnection {
   }
 
   /**
-   * Runs one adapter call: it waits its turn (Admission) for at most settings.timeoutMs, and is refused
-   * with MongoAdmissionRefused, having sent nothing, when its turn does not come. Once started, the call
-   * is bounded end to end by settings.timeoutMs: connecting, server selection, every round trip and the driver's
-   * own retry. The driver's whole-operation timeout (timeoutMS) is a no-op since 7.8, so the bound is ours. At the
-   * deadline the call rejects with MongoDeadlineExceeded and `signal` aborts: reads hand it to the driver, which
-   * then closes the hung socket and drops its retry. Writes take no signal; an abandoned write ends at
-   * socketTimeoutMS (docs/mongodb.md, "Timeouts"), and keeps its admission slot until then.
+   * Runs one adapter call by `deadline` (a performance.now() instant; by default settings.timeoutMs from now): it
+   * waits its turn (Admission) until then at most, and is refused with MongoAdmissionRefused, having sent nothing,
+   * when its turn does not come. Once started, the call is bounded end to end by the same deadline: connecting,
+   * server selection, every round trip and the driver's own retry. The driver's whole-operation timeout
+   * (timeoutMS) is a no-op since 7.8, so the bound is ours. At the deadline the call rejects with
+   * MongoDeadlineExceeded and `signal` aborts: reads hand it to the driver, which then closes the hung socket and
+   * drops its retry. Writes take no signal; an abandoned write ends at socketTimeoutMS (docs/mongodb.md, "Timeouts"), and
+   * keeps its admission slot until then.
    */
-  run<T>(operation: (db: Db, signal: AbortSignal) => Promise<T>): Promise<T> {
+  run<T>(operation: (db: Db, signal: AbortSignal) => Promise<T>, deadline = performance.now() + this.settings.timeoutMs): Promise<T> {
     const { timeoutMs } = this.settings;
     return new Promise<T>((resolve, reject) => {
       const work = async () => {
+        // Admitted only as its time ran out: nothing is sent.
+        if (performance.now() >= deadline) return reject(new MongoDeadlineExceeded(timeoutMs));
         const controller = new AbortController();
         const timer = setTimeout(() => {
           const exceeded = new MongoDeadlineExceeded(timeoutMs);
           controller.abort(exceeded);
           reject(exceeded);
-        }, timeoutMs);
+        }, deadline - performance.now());
         try {
           resolve(await operation(await this.db(), controller.signal));
         } catch (error) {
@@ -130,7 +133,7 @@ export class MongoConnection {
           clearTimeout(timer);
         }
       };
-      this.admission.run(work).catch(reject);
+      this.admission.run(work, deadline).catch(reject);
     });
   }
 

@@ -3,15 +3,22 @@ import { IdempotencyKeyReused, StorageUnavailable } from '../../core/errors.js';
 import type { NewPet, Pet, PetId } from '../../core/pet.js';
 import type { Added, IdempotentCreate, PetListQuery, PetRepository } from '../../ports/pet-repository.js';
 import { collectionOf } from './collection-cache.js';
-import type { MongoConnection } from './connect-mongo.js';
-import { IDEMPOTENCY_FIELDS, KnownPets, type PetDocument, sameDocument, storedId, toPet, toPetDocument } from './pet-document.js';
-import { batches } from './batches.js';
+import { MongoDeadlineExceeded, type MongoConnection } from './connect-mongo.js';
+import { IDEMPOTENCY_FIELDS, type PetDocument, sameDocument, storedId, toPet, toPetDocument } from './pet-document.js';
+import { batches, type Timed } from './batches.js';
 
-/** One add as the batch of creates sees it. */
-interface Create {
+/** One add as a batch of creates sees it. */
+interface Create extends Timed {
   readonly newPet: NewPet;
   readonly idempotency?: IdempotentCreate;
+  /** Its document to insert as it is (its id is reserved); without one, the create takes a fresh id. */
+  readonly document?: PetDocument;
+  /** Inserts tried so far. */
+  readonly attempts: number;
 }
+
+/** What a batch settled for one create: an answer, or the create to try again in a batch of retries. */
+type Settled = Added | 'key_reused' | Create;
 
 type InsertOutcome = 'inserted' | 'id_taken' | 'key_used' | Error;
 
@@ -28,6 +35,9 @@ const IDEMPOTENCY_KEY_INDEX = 'idempotencyKey_1';
 // Each attempt takes a fresh id; a collision needs another writer to have taken the same one.
 const MAX_ADD_ATTEMPTS = 25;
 const PING_TIMEOUT_MS = 1000;
+// The share of the timeout a create must have left for its insert to be sent: an insert sent later could land
+// after its request was answered 503.
+const WRITE_RESERVE = 0.5;
 
 /**
  * Idempotent. Status-filtered pages walk the first index in id order; everything else uses `_id`'s own index.
@@ -53,12 +63,15 @@ export async function createPetIndexes(db: Db): Promise<void> {
  * own document under a unique index, so "this request's pet exists" and the pet are one write: no
  * transaction is needed (a standalone mongod has none), a keyed add costs no more round trips than another,
  * and an add whose answer was lost leaves a pet that the next add with the same key finds.
+ *
+ * Every call ends by its request's deadline, settings.timeoutMs from `arrivedAt` (see PetRepository): waiting
+ * for its batch, for a slot (admission) and for MongoDB all count.
  */
 export class MongoPetRepository implements PetRepository {
-  private readonly known = new KnownPets();
-  private readonly byId: (id: PetId) => Promise<PetDocument | undefined>;
-  private readonly pages: (query: PetListQuery) => Promise<readonly PetDocument[]>;
-  private readonly creates: (create: Create) => Promise<Added | 'key_reused'>;
+  private readonly byId: (key: { id: PetId } & Timed) => Promise<PetDocument | undefined>;
+  private readonly pages: (key: { query: PetListQuery } & Timed) => Promise<readonly PetDocument[]>;
+  private readonly creates: (create: Create) => Promise<Settled>;
+  private readonly retries: (create: Create) => Promise<Settled>;
 
   constructor(
     private readonly connection: MongoConnection,
@@ -67,107 +80,134 @@ export class MongoPetRepository implements PetRepository {
     private readonly onIdTaken: (id: PetId) => void = () => {},
   ) {
     const waitAtMost = connection.settings.timeoutMs;
-    this.byId = batches((ids) => this.findAll(ids), waitAtMost);
-    this.pages = batches((queries) => this.listAll(queries), waitAtMost);
-    this.creates = batches((creates) => this.createAll(creates), waitAtMost);
+    const late = () => new StorageUnavailable({ cause: new MongoDeadlineExceeded(waitAtMost) });
+    this.byId = batches((keys, deadline) => this.findAll(keys, deadline), waitAtMost, late);
+    this.pages = batches((keys, deadline) => this.listAll(keys, deadline), waitAtMost, late);
+    this.creates = batches((batch, deadline) => this.createAll(batch, deadline), waitAtMost, late);
+    this.retries = batches((batch, deadline) => this.createAll(batch, deadline), waitAtMost, late);
   }
 
-  async add(newPet: NewPet): Promise<Pet> {
-    return (await this.insert({ newPet })).pet;
+  async add(newPet: NewPet, arrivedAt?: number): Promise<Pet> {
+    return (await this.insert({ newPet, deadline: this.deadlineOf(arrivedAt), attempts: 0 })).pet;
   }
 
-  async addOnce(newPet: NewPet, idempotency: IdempotentCreate): Promise<Added> {
+  async addOnce(newPet: NewPet, idempotency: IdempotentCreate, arrivedAt?: number): Promise<Added> {
     // Decided by what the store holds, so thrown outside storage(), where every failure is an outage.
-    const outcome = await this.insert({ newPet, idempotency });
+    const outcome = await this.insert({ newPet, idempotency, deadline: this.deadlineOf(arrivedAt), attempts: 0 });
     if (outcome === 'key_reused') throw new IdempotencyKeyReused();
     return outcome;
   }
 
-  private insert(create: { newPet: NewPet }): Promise<Added>;
+  private insert(create: Create & { idempotency?: undefined }): Promise<Added>;
   private insert(create: Create): Promise<Added | 'key_reused'>;
-  private insert(create: Create): Promise<Added | 'key_reused'> {
+  private async insert(create: Create): Promise<Added | 'key_reused'> {
     // Checked before any round trip, so that an invalid pet is a RangeError here rather than a 503.
     toPetDocument(0n, create.newPet, create.idempotency);
-    return this.creates(create);
+    let settled = await this.creates(create);
+    while (isCreate(settled)) {
+      if (settled.attempts >= MAX_ADD_ATTEMPTS) throw this.unavailable(new Error(`No free pet id after ${MAX_ADD_ATTEMPTS} attempts`));
+      settled = await this.retries(settled);
+    }
+    return settled;
   }
 
   /**
    * A batch of creates, in the same two round trips as one alone: the counter reserves an id for each, one
-   * unordered insert stores them all, and the batch shares one timeout. A new idempotency key costs nothing
-   * more; a used one costs its pet a read of the pet the key names.
+   * unordered insert stores them all. A new idempotency key costs nothing more; the used ones cost the batch one
+   * read of the pets they name. Creates that a unique index refused come back to be tried again, together, in a
+   * batch of retries. No insert is sent for a create whose request has too little time left to see it through.
    */
-  private createAll(batch: readonly Create[]): Promise<(Added | 'key_reused' | Error)[]> {
+  private createAll(batch: readonly Create[], deadline: number): Promise<(Settled | Error)[]> {
+    const inTime = (create: Create) => create.deadline - performance.now() >= WRITE_RESERVE * this.connection.settings.timeoutMs;
+    if (!batch.some(inTime)) return Promise.resolve(batch.map(() => tooLate()));
     return this.storage(async (db, signal) => {
-      const lastId = await nextPetIds(db, batch.length);
-      const documents = batch.map(({ newPet, idempotency }, i) => toPetDocument(lastId - BigInt(batch.length - 1 - i), newPet, idempotency));
-      const outcomes = await insertPets(db, documents, signal);
-      return Promise.all(
-        batch.map((create, i) => this.settle(db, signal, create, documents[i]!, outcomes[i]!).catch((error: unknown) => this.unavailable(error))),
-      );
-    });
+      const documents = await this.documentsOf(db, signal, batch);
+      // Checked again after the counter's round trip, right before the insert.
+      const sending = batch.map(inTime);
+      const sent = documents.filter((_, i) => sending[i]);
+      const outcomes = sent.length === 0 ? [] : await insertPets(db, sent, signal);
+      let next = 0;
+      const settled = batch.map((create, i): Settled | Error | 'key_used' => {
+        if (!sending[i]) return tooLate();
+        return this.settle({ ...create, document: documents[i]!, attempts: create.attempts + 1 }, outcomes[next++]!);
+      });
+      return this.replayed(db, signal, batch, settled);
+    }, deadline);
+  }
+
+  /** Each create's document: its own, or one with a fresh id (past every stored one when ids were found taken). */
+  private async documentsOf(db: Db, signal: AbortSignal, batch: readonly Create[]): Promise<PetDocument[]> {
+    const fresh = batch.filter((create) => create.document === undefined);
+    if (fresh.length === 0) return batch.map((create) => create.document!);
+    if (fresh.some((create) => create.attempts > 0)) await counterPastHighestId(db, signal);
+    let id = (await nextPetIds(db, fresh.length)) - BigInt(fresh.length);
+    return batch.map(({ document, newPet, idempotency }) => document ?? toPetDocument(++id, newPet, idempotency));
+  }
+
+  /** What one insert outcome means for its create: its pet, its failure, or the create to try again. */
+  private settle(create: Create & { document: PetDocument }, outcome: InsertOutcome): Settled | Error | 'key_used' {
+    if (outcome instanceof Error) return this.unavailable(outcome);
+    if (outcome === 'inserted') return { pet: toPet(create.document), replayed: false };
+    if (outcome === 'key_used' && create.idempotency !== undefined) return 'key_used';
+    this.onIdTaken(create.document._id);
+    return { ...create, document: undefined };
   }
 
   /**
-   * One create after its first insert: stored, or, when a unique index refused it, what that index means. A used
-   * idempotency key is a replay, a 422, or (expired for another body) taken from its pet, and the insert tried
-   * again with the same id, which the refused insert left free; a taken id gets a fresh one.
+   * Settles the creates whose idempotency key another pet holds, with one read of those pets: a replay, a
+   * 'key_reused', or (the key was free, or expired and taken from its pet) the same document to insert again;
+   * its id was left free by the refused insert.
    */
-  private async settle(db: Db, signal: AbortSignal, { newPet, idempotency }: Create, first: PetDocument, firstOutcome: InsertOutcome): Promise<Added | 'key_reused'> {
-    let document = first;
-    let outcome = firstOutcome;
-    for (let attempt = 1; attempt <= MAX_ADD_ATTEMPTS; attempt++) {
-      if (outcome instanceof Error) throw outcome;
-      if (outcome === 'inserted') return { pet: this.known.remember(toPet(document)), replayed: false };
-      if (outcome === 'key_used' && idempotency !== undefined) {
-        const replay = await replayOrFreeKey(db, idempotency, signal);
-        if (replay !== undefined) return replay;
-      } else {
-        this.onIdTaken(document._id);
-        await counterPastHighestId(db, signal);
-        document = toPetDocument(await nextPetIds(db, 1), newPet, idempotency);
-      }
-      outcome = (await insertPets(db, [document], signal))[0]!;
-    }
-    throw new Error(`No free pet id after ${MAX_ADD_ATTEMPTS} attempts`);
+  private async replayed(db: Db, signal: AbortSignal, batch: readonly Create[], settled: (Settled | Error | 'key_used')[]): Promise<(Settled | Error)[]> {
+    const keyed = settled.flatMap((outcome, i) => (outcome === 'key_used' ? [i] : []));
+    if (keyed.length === 0) return settled as (Settled | Error)[];
+    const found = await replaysOrFreeKeys(db, keyed.map((i) => batch[i]!.idempotency!), signal).catch((error: unknown) => this.unavailable(error));
+    return settled.map((outcome, i) => {
+      if (outcome !== 'key_used') return outcome;
+      if (found instanceof Error) return found;
+      const replay = found[keyed.indexOf(i)];
+      return replay ?? { ...batch[i]!, attempts: batch[i]!.attempts + 1 };
+    });
   }
 
-  async findById(id: PetId): Promise<Pet | undefined> {
+  async findById(id: PetId, arrivedAt?: number): Promise<Pet | undefined> {
     // A bigint can never be read as an operator in the filter.
     if (typeof id !== 'bigint') throw new TypeError('A pet id is a bigint');
-    const found = await this.byId(id);
-    return found === undefined ? undefined : this.known.fromDocument(found);
+    const found = await this.byId({ id, deadline: this.deadlineOf(arrivedAt) });
+    return found === undefined ? undefined : toPet(found);
   }
 
-  async list(query: PetListQuery): Promise<Pet[]> {
-    return (await this.pages(query)).map((document) => this.known.fromDocument(document));
+  async list(query: PetListQuery, arrivedAt?: number): Promise<Pet[]> {
+    return (await this.pages({ query, deadline: this.deadlineOf(arrivedAt) })).map(toPet);
   }
 
   /** A batch of gets: one find of all their ids. */
-  private async findAll(ids: readonly PetId[]): Promise<(PetDocument | undefined)[]> {
-    const wanted = [...new Set(ids)];
+  private async findAll(keys: readonly { id: PetId }[], deadline: number): Promise<(PetDocument | undefined)[]> {
+    const wanted = [...new Set(keys.map((key) => key.id))];
     // One id alone as a plain equality: the form a server's _id fast path takes.
     const filter = wanted.length === 1 ? { _id: wanted[0]! } : { _id: { $in: wanted } };
-    const found = await this.storage((db, signal) => pets(db).find(filter, this.readOptions(signal)).limit(wanted.length).toArray());
+    const found = await this.storage((db, signal) => pets(db).find(filter, this.readOptions(signal)).limit(wanted.length).toArray(), deadline);
     const byId = new Map(found.map((document) => [storedId(document), document]));
-    return ids.map((id) => byId.get(id));
+    return keys.map((key) => byId.get(key.id));
   }
 
   /** A batch of lists: one find per different query, its page handed to every request that asked for it. */
-  private listAll(queries: readonly PetListQuery[]): Promise<(readonly PetDocument[] | Error)[]> {
-    const keys = queries.map(queryKey);
+  private listAll(keys: readonly { query: PetListQuery }[], deadline: number): Promise<(readonly PetDocument[] | Error)[]> {
     const found = new Map<string, Promise<readonly PetDocument[] | Error>>();
-    keys.forEach((key, i) => {
-      if (!found.has(key)) found.set(key, this.findPage(queries[i]!).catch((error: Error) => error));
+    const pages = keys.map(({ query }) => {
+      const key = queryKey(query);
+      if (!found.has(key)) found.set(key, this.findPage(query, deadline).catch((error: Error) => error));
+      return found.get(key)!;
     });
-    return Promise.all(keys.map((key) => found.get(key)!));
+    return Promise.all(pages);
   }
 
-  private findPage({ limit, status, afterId }: PetListQuery): Promise<PetDocument[]> {
+  private findPage({ limit, status, afterId }: PetListQuery, deadline: number): Promise<PetDocument[]> {
     const filter = {
       ...(status === undefined ? {} : { status: { $eq: status } }),
       ...(afterId === undefined ? {} : { _id: { $gt: afterId } }),
     };
-    return this.storage((db, signal) => pets(db).find(filter, this.readOptions(signal)).sort({ _id: 1 }).limit(limit).toArray());
+    return this.storage((db, signal) => pets(db).find(filter, this.readOptions(signal)).sort({ _id: 1 }).limit(limit).toArray(), deadline);
   }
 
   async count(): Promise<number> {
@@ -190,15 +230,19 @@ export class MongoPetRepository implements PetRepository {
     return Promise.race([ping, new Promise<false>((resolve) => setTimeout(resolve, timeout, false).unref())]);
   }
 
+  private deadlineOf(arrivedAt = performance.now()): number {
+    return arrivedAt + this.connection.settings.timeoutMs;
+  }
+
   /** The server gives up on a read when this adapter does (a slow server, not only a lost one). */
   private readOptions(signal: AbortSignal) {
     return { signal, maxTimeMS: this.connection.settings.timeoutMs };
   }
 
-  /** Runs driver calls within the timeout; whatever they throw leaves this adapter as StorageUnavailable. */
-  private async storage<T>(operation: (db: Db, signal: AbortSignal) => Promise<T>): Promise<T> {
+  /** Runs driver calls by the deadline; whatever they throw leaves this adapter as StorageUnavailable. */
+  private async storage<T>(operation: (db: Db, signal: AbortSignal) => Promise<T>, deadline?: number): Promise<T> {
     try {
-      return await this.connection.run(operation);
+      return await this.connection.run(operation, deadline);
     } catch (error) {
       throw this.unavailable(error);
     }
@@ -208,6 +252,14 @@ export class MongoPetRepository implements PetRepository {
     this.onFailure(error);
     return new StorageUnavailable({ cause: error });
   }
+}
+
+function isCreate(settled: Settled): settled is Create {
+  return typeof settled === 'object' && 'newPet' in settled;
+}
+
+function tooLate(): StorageUnavailable {
+  return new StorageUnavailable({ cause: new Error('Too little of its request\'s time was left to send the insert') });
 }
 
 function queryKey({ limit, status, afterId }: PetListQuery): string {
@@ -282,22 +334,29 @@ function duplicateOf(message: string | undefined): 'key_used' | 'id_taken' {
 }
 
 /**
- * For an add whose key another pet holds: that pet (replayed) when it was made from the same fingerprint, at any
- * age; 'key_reused' while the key is live; else undefined once the key is free: the expired key taken
- * from that pet, by this add or (the filter names the holder and its expiry) a concurrent one.
+ * For adds whose keys other pets hold, with one read of those pets: each its pet (replayed) when it was made from
+ * the same fingerprint, at any age; 'key_reused' while the key is live; else undefined once the key is free: the
+ * expired key taken from that pet, by this add or (the filter names the holder and its expiry) a concurrent one.
  */
-async function replayOrFreeKey(
+async function replaysOrFreeKeys(
   db: Db,
-  { key, fingerprint, now }: IdempotentCreate,
+  idempotencies: readonly IdempotentCreate[],
   signal: AbortSignal,
-): Promise<Added | 'key_reused' | undefined> {
-  const holder = await pets(db).findOne({ idempotencyKey: { $eq: key } }, { signal });
-  if (holder === null) return undefined;
-  if (holder.idempotencyFingerprint === fingerprint) return { pet: toPet(holder), replayed: true };
-  if (holder.idempotencyExpiresAt === undefined || holder.idempotencyExpiresAt.getTime() > now) return 'key_reused';
-  const expired = { _id: holder._id, idempotencyKey: { $eq: key }, idempotencyExpiresAt: { $lte: new Date(now) } };
-  await pets(db).updateOne(expired, { $unset: IDEMPOTENCY_FIELDS });
-  return undefined;
+): Promise<(Added | 'key_reused' | undefined)[]> {
+  const keys = [...new Set(idempotencies.map(({ key }) => key))];
+  const holders = await pets(db).find({ idempotencyKey: { $in: keys } }, { signal }).toArray();
+  const byKey = new Map(holders.map((holder) => [holder.idempotencyKey, holder]));
+  return Promise.all(
+    idempotencies.map(async ({ key, fingerprint, now }) => {
+      const holder = byKey.get(key);
+      if (holder === undefined) return undefined;
+      if (holder.idempotencyFingerprint === fingerprint) return { pet: toPet(holder), replayed: true };
+      if (holder.idempotencyExpiresAt === undefined || holder.idempotencyExpiresAt.getTime() > now) return 'key_reused';
+      const expired = { _id: holder._id, idempotencyKey: { $eq: key }, idempotencyExpiresAt: { $lte: new Date(now) } };
+      await pets(db).updateOne(expired, { $unset: IDEMPOTENCY_FIELDS });
+      return undefined;
+    }),
+  );
 }
 
 /** Moves the counter past the highest stored id, in case it lags behind (restored or imported data). */

@@ -49,32 +49,6 @@ function asInt64(value: unknown): bigint | undefined {
   return Number.isSafeInteger(value) ? BigInt(value as number) : undefined;
 }
 
-/**
- * Stored pets as Pets, one object per pet while it is remembered (bounded, like the HTTP adapter's memory of
- * pets' JSON, which is kept per Pet object): a stored pet never changes, so every read of it hands back the same
- * Pet, and what is kept per pet further on serves every read, as on memory storage. A document that differs from
- * the remembered pet (changed behind the service's back) replaces it.
- */
-export class KnownPets {
-  private readonly pets = new Map<PetId, Pet>();
-
-  constructor(private readonly kept = 10_000) {}
-
-  /** The document as a Pet (see toPet): the remembered one when it holds the same fields. */
-  fromDocument(document: PetDocument): Pet {
-    const known = this.pets.get(document._id);
-    if (known !== undefined && sameFields(known, document)) return known;
-    return this.remember(toPet(document));
-  }
-
-  /** Remembers a pet this instance stored; returns it. */
-  remember(pet: Pet): Pet {
-    if (this.pets.size >= this.kept) this.pets.clear();
-    this.pets.set(pet.id, pet);
-    return pet;
-  }
-}
-
 type PetFields = Pick<PetDocument, 'name' | 'categoryId' | 'status'>;
 
 // The document's int64 fields are bigint as written (useBigInt64); one written by other tools goes through toPet.
