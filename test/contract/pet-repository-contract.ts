@@ -116,6 +116,15 @@ export function petRepositoryContract(name: string, makeFresh: () => Promise<Rep
       expect((await repo.list({ limit: 100 })).length).toBe(50);
     });
 
+    it('serves a request that has just arrived as any other call (arrivedAt)', async () => {
+      const arrivedAt = performance.now();
+      const pet = await repo.add({ name: 'Arrived', categoryId: 1n }, arrivedAt);
+      expect(await repo.findById(pet.id, arrivedAt)).toEqual(pet);
+      expect(await repo.list({ limit: 10 }, arrivedAt)).toEqual([pet]);
+      const keyed = await repo.addOnce({ name: 'Keyed', categoryId: 1n }, once('k-arrived', 'f'), arrivedAt);
+      expect(await repo.addOnce({ name: 'Keyed', categoryId: 1n }, once('k-arrived', 'f'), arrivedAt)).toEqual({ pet: keyed.pet, replayed: true });
+    });
+
     it('counts stored pets', async () => {
       expect(await repo.count()).toBe(0);
       await addAll([{ name: 'a', categoryId: 1n }, { name: 'b', categoryId: 2n }]);
