@@ -230,6 +230,17 @@ describe('MongoPetRepository, storage details', () => {
     expect(await store.repository.findById(beside2.id)).toEqual(beside2);
   });
 
+  it('takes an expired key over under the id its refused insert left free, without another id from the counter', async () => {
+    const first = { key: 'expiring', fingerprint: 'f', now: Date.UTC(2026, 0, 1), expiresAt: Date.UTC(2026, 0, 2) };
+    await store.repository.addOnce({ name: 'old', categoryId: 1n }, first);
+    const sent = commandsDuring(store);
+    const later = { key: 'expiring', fingerprint: 'g', now: Date.UTC(2026, 0, 3), expiresAt: Date.UTC(2026, 0, 4) };
+    const { pet, replayed } = await store.repository.addOnce({ name: 'new', categoryId: 1n }, later);
+    expect(replayed).toBe(false);
+    expect(sent()).toEqual(['findAndModify', 'insert', 'find', 'update', 'insert']);
+    expect(await store.repository.findById(pet.id)).toEqual(pet);
+  });
+
   it('replays 40 concurrent keyed creates with one read and no process warning (no listener pile-up on one abort signal)', async () => {
     const request = { key: 'replayed-40', fingerprint: 'f', now: Date.UTC(2026, 0, 1), expiresAt: Date.UTC(2026, 0, 2) };
     const { pet } = await store.repository.addOnce({ name: 'replayed', categoryId: 1n }, request);

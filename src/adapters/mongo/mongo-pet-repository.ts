@@ -126,12 +126,10 @@ export class MongoPetRepository implements PetRepository {
       const sending = batch.map(inTime);
       const sent = documents.filter((_, i) => sending[i]);
       const outcomes = sent.length === 0 ? [] : await insertPets(db, sent, signal);
+      const tried = batch.map((create, i) => ({ ...create, document: documents[i]!, attempts: create.attempts + 1 }));
       let next = 0;
-      const settled = batch.map((create, i): Settled | Error | 'key_used' => {
-        if (!sending[i]) return tooLate();
-        return this.settle({ ...create, document: documents[i]!, attempts: create.attempts + 1 }, outcomes[next++]!);
-      });
-      return this.replayed(db, signal, batch, settled);
+      const settled = tried.map((create, i) => (sending[i] ? this.settle(create, outcomes[next++]!) : tooLate()));
+      return this.replayed(db, signal, tried, settled);
     }, deadline);
   }
 
@@ -146,10 +144,11 @@ export class MongoPetRepository implements PetRepository {
 
   /** What one insert outcome means for its create: its pet, its failure, or the create to try again. */
   private settle(create: Create & { document: PetDocument }, outcome: InsertOutcome): Settled | Error | 'key_used' {
+    const { document } = create;
     if (outcome instanceof Error) return this.unavailable(outcome);
-    if (outcome === 'inserted') return { pet: toPet(create.document), replayed: false };
+    if (outcome === 'inserted') return { pet: toPet(document), replayed: false };
     if (outcome === 'key_used' && create.idempotency !== undefined) return 'key_used';
-    this.onIdTaken(create.document._id);
+    this.onIdTaken(document._id);
     return { ...create, document: undefined };
   }
 
@@ -158,15 +157,14 @@ export class MongoPetRepository implements PetRepository {
    * 'key_reused', or (the key was free, or expired and taken from its pet) the same document to insert again;
    * its id was left free by the refused insert.
    */
-  private async replayed(db: Db, signal: AbortSignal, batch: readonly Create[], settled: (Settled | Error | 'key_used')[]): Promise<(Settled | Error)[]> {
+  private async replayed(db: Db, signal: AbortSignal, tried: readonly Create[], settled: (Settled | Error | 'key_used')[]): Promise<(Settled | Error)[]> {
     const keyed = settled.flatMap((outcome, i) => (outcome === 'key_used' ? [i] : []));
     if (keyed.length === 0) return settled as (Settled | Error)[];
-    const found = await replaysOrFreeKeys(db, keyed.map((i) => batch[i]!.idempotency!), signal).catch((error: unknown) => this.unavailable(error));
+    const found = await replaysOrFreeKeys(db, keyed.map((i) => tried[i]!.idempotency!), signal).catch((error: unknown) => this.unavailable(error));
     return settled.map((outcome, i) => {
       if (outcome !== 'key_used') return outcome;
       if (found instanceof Error) return found;
-      const replay = found[keyed.indexOf(i)];
-      return replay ?? { ...batch[i]!, attempts: batch[i]!.attempts + 1 };
+      return found[keyed.indexOf(i)] ?? tried[i]!;
     });
   }
 
