@@ -49,6 +49,7 @@ export interface StorageContext {
 
 export interface StorageLog {
   warn(fields: Readonly<Record<string, unknown>>, message: string): void;
+  debug(fields: Readonly<Record<string, unknown>>, message: string): void;
 }
 
 /** The ports an opened backend provides, and what it adds to metrics. */
