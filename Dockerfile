@@ -28,4 +28,5 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT || 3000}/healthz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # Node itself is PID 1 (exec form, no npm, no shell), so `docker stop`'s SIGTERM starts the graceful shutdown.
 # Give it more than SHUTDOWN_TIMEOUT_MS (10 s): `docker stop -t 15`, compose `stop_grace_period: 15s`.
-CMD ["node", "--v8-pool-size=0", "--import", "./dist/telemetry/tracing-preload.js", "dist/main.js"]
+# --enable-source-maps: logged stacks name the src/*.ts lines (dist/ holds the .map files); the same flags as npm start.
+CMD ["node", "--enable-source-maps", "--v8-pool-size=0", "--import", "./dist/telemetry/tracing-preload.js", "dist/main.js"]

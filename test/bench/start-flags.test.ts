@@ -7,7 +7,7 @@ import { startFlagsOf, startScriptFlags } from '../../bench/servers.js';
 describe('the node flags the bench starts the service with', () => {
   it('are the ones npm start gives it', () => {
     const root = join(import.meta.dirname, '../..');
-    expect(startScriptFlags(join(root, 'package.json'))).toEqual(['--v8-pool-size=0', '--import', join(root, 'dist/telemetry/tracing-preload.js')]);
+    expect(startScriptFlags(join(root, 'package.json'))).toEqual(['--enable-source-maps', '--v8-pool-size=0', '--import', join(root, 'dist/telemetry/tracing-preload.js')]);
   });
 
   it('refuses a start script of another shape rather than measure a service started otherwise', () => {
