@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import { HttpMetrics } from '../src/adapters/http/http-metrics.js';
 import { dispatchedRoute, RequestObserver } from '../src/adapters/http/observe-requests.js';
-import { fixedHeadersOf, msSince } from '../src/adapters/http/request-context.js';
-import { createLogger } from '../src/telemetry/logger.js';
+import { fixedHeadersOf } from '../src/adapters/http/request-context.js';
+import { createLogger, msSince } from '../src/telemetry/logger.js';
 import { listenKoa, plainKoaRouter } from './koa-yardstick-app.js';
 
 /*
@@ -25,7 +25,7 @@ async function features(ctx: Context, next: Next): Promise<void> {
   ctx.set(fixedHeadersOf(ctx.method, ctx.path));
   await next();
   const clientAddress = ctx.req.socket.remoteAddress ?? null;
-  observer.record({ requestId, method: ctx.method, route: dispatchedRoute(ctx), status: ctx.status, durationMs: msSince(started), apiKeyId: API_KEY_ID, clientAddress });
+  observer.record({ requestId, method: ctx.method, route: dispatchedRoute(ctx), status: ctx.status, code: null, durationMs: msSince(started), apiKeyId: API_KEY_ID, clientAddress });
 }
 
 listenKoa(plainKoaRouter(), 'Koa + features yardstick', [features]);

@@ -8,6 +8,7 @@ import { HttpMetrics } from './adapters/http/http-metrics.js';
 import { createMetricsApp } from './adapters/http/metrics-routes.js';
 import type * as RequestTracing from './adapters/http/request-tracing.js';
 import { ConfigError, type AppConfig } from './config/config.js';
+import { LoggedPetRepository } from './telemetry/logged-pet-repository.js';
 import type { Logger } from './telemetry/logger.js';
 import { PetCatalog } from './core/pet-catalog.js';
 import type { ApiKeyVerifier } from './ports/api-key-verifier.js';
@@ -75,6 +76,10 @@ export function compose(config: AppConfig, runtime: Runtime): Container {
   container.bind(TOKENS.clock).toConstantValue(runtime.clock ?? new SystemClock());
   container.bind(TOKENS.petRepository).toConstantValue(runtime.storage.pets);
   container.bind(TOKENS.rateLimits).toConstantValue(runtime.storage.rateLimits);
+  // Whatever the backend, its operations are logged, but only when debug lines are written at all.
+  if (runtime.logger.isLevelEnabled('debug')) {
+    container.onActivation(TOKENS.petRepository, (_, pets) => new LoggedPetRepository(pets, runtime.logger));
+  }
   container.bind(TOKENS.apiKeyVerifier).toResolvedValue(() => new HashedApiKeyVerifier(runtime.apiKeys));
   const Catalog = runtime.tracing?.TracedPetCatalog ?? PetCatalog;
   const catalog = (pets: PetRepository, keys: ApiKeyVerifier) => new Catalog(pets, keys);
@@ -111,7 +116,7 @@ export function compose(config: AppConfig, runtime: Runtime): Container {
     .toResolvedValue(httpApp, [TOKENS.petCatalog, TOKENS.readiness, TOKENS.clock, TOKENS.rateLimits, TOKENS.metrics]);
   const onMetricsError = (error: unknown) => runtime.logger.error({ err: error }, 'unexpected error on the metrics port');
   const metricsApp = (metrics?: HttpMetrics) =>
-    metrics === undefined || config.metricsPort === undefined ? undefined : createMetricsApp(metrics, onMetricsError);
+    metrics === undefined || config.metricsPort === undefined ? undefined : createMetricsApp(metrics, onMetricsError, runtime.logger);
   container.bind(TOKENS.metricsApp).toResolvedValue(metricsApp, [TOKENS.metrics]);
   return container;
 }

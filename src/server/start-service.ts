@@ -9,6 +9,7 @@ import type { AppConfig } from '../config/config.js';
 import { compose, openStorage, TOKENS, type Runtime } from '../container.js';
 import { closingWhileDraining, drainHttp } from './drain-http.js';
 import { listenHttp, urlOf } from './listen-http.js';
+import { logStartUpDecisions } from './log-start-up-decisions.js';
 import { createLogger, type Logger } from '../telemetry/logger.js';
 import type { Clock } from '../ports/clock.js';
 
@@ -47,6 +48,7 @@ export interface StartOptions {
 export async function startService(config: AppConfig, options: StartOptions = {}): Promise<RunningService> {
   const keys = apiKeysInForce(config);
   const logger = options.logger ?? (await createLogger(config));
+  logStartUpDecisions(logger, config, keys);
   // Opened before composing, so resolution stays synchronous; an unreachable server does not stop start-up.
   const storage = await openStorage(config, { logger, clock: options.clock });
   // Loaded only when tracing is on, so that without it nothing of OpenTelemetry is in the process.

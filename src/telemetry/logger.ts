@@ -44,6 +44,11 @@ export async function createLogger(settings: LogSettings, destination?: Destinat
   return pino(options, new BatchedLines(stdout, BATCH_CHARS, FLUSH_EVERY_MS));
 }
 
+/** Milliseconds since `started` (a performance.now()), to the microsecond: every durationMs in the log. */
+export function msSince(started: number): number {
+  return Math.round((performance.now() - started) * 1000) / 1000;
+}
+
 function wantsPretty(settings: LogSettings): boolean {
   if (settings.logFormat !== undefined) return settings.logFormat === 'pretty';
   return settings.appEnv === 'local' && process.stdout.isTTY === true;

@@ -35,6 +35,8 @@ export interface ApiKeyDeps {
   readonly rateLimits: RateLimits;
   /** Counts 429s by the limit that refused them; undefined when METRICS=off. */
   readonly metrics?: HttpMetrics;
+  /** Logs each 429 (refusalLog); undefined below LOG_LEVEL=debug. */
+  readonly logRefusal?: (ctx: Context, refusal: RateLimited) => void;
 }
 
 /**
@@ -48,7 +50,10 @@ export function requireApiKey(deps: ApiKeyDeps) {
       try {
         authenticateRequest(ctx, deps.catalog, deps.rateLimits);
       } catch (error) {
-        if (error instanceof RateLimited) deps.metrics?.countRateLimitRefusal(error.limit);
+        if (error instanceof RateLimited) {
+          deps.metrics?.countRateLimitRefusal(error.limit);
+          deps.logRefusal?.(ctx, error);
+        }
         throw error;
       }
     }

@@ -3,7 +3,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { ApiError } from './api-error.js';
-import { toErrorResponse } from './error-responses.js';
+import { toErrorResponse, type ErrorBody } from './error-responses.js';
 import { dispatchedRoute, type RequestLine, type RequestObserver } from './observe-requests.js';
 import { inFlightRequest, requestLine, SECURITY_HEADERS, type RequestState } from './request-context.js';
 
@@ -23,7 +23,8 @@ export function answerClientErrors(observer: RequestObserver) {
       return;
     }
     const { body } = toErrorResponse(asApiError(error.code));
-    const line = serving === undefined ? unreadRequest(socket, body.status) : requestLine(serving, body.status, dispatchedRoute(serving));
+    const line =
+      serving === undefined ? unreadRequest(socket, body) : requestLine(serving, body.status, dispatchedRoute(serving), body.code);
     if (serving !== undefined) (serving.state as RequestState).observed = true;
     const json = JSON.stringify(body);
     const headers = {
@@ -40,9 +41,9 @@ export function answerClientErrors(observer: RequestObserver) {
 }
 
 // The head was never parsed: no method, route, key or duration to report.
-function unreadRequest(socket: Duplex, status: number): RequestLine {
+function unreadRequest(socket: Duplex, { status, code }: ErrorBody): RequestLine {
   const address = (socket as Partial<Socket>).remoteAddress ?? null;
-  return { requestId: randomUUID(), method: null, route: null, status, durationMs: null, apiKeyId: null, clientAddress: address };
+  return { requestId: randomUUID(), method: null, route: null, status, code, durationMs: null, apiKeyId: null, clientAddress: address };
 }
 
 function asApiError(code: string | undefined): ApiError {

@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Context, Next } from 'koa';
 import { DomainError, InvalidApiKey, type DomainErrorCode } from '../../core/errors.js';
 import { ApiError } from './api-error.js';
+import type { RequestState } from './request-context.js';
 import { sendJson } from './send-json.js';
 
 export interface ErrorBody {
@@ -86,6 +87,7 @@ export function respondWithErrors() {
       if (bare !== undefined) throw bare;
     } catch (error) {
       const { body, headers } = toErrorResponse(error);
+      (ctx.state as RequestState).errorCode = body.code;
       sendJson(ctx, body.status, JSON.stringify(body), headers);
       if (isUnexpected(error, body.status)) ctx.app.emit('error', error, ctx);
     }

@@ -1,8 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
+import type { Logger } from 'pino';
+import type { Pet } from '../../core/pet.js';
 import type { Clock } from '../../ports/clock.js';
 import type { IdempotentCreate } from '../../ports/pet-repository.js';
 import { ApiError } from './api-error.js';
+import type { RequestState } from './request-context.js';
 import { IdempotencyKeySchema } from './wire-schemas.js';
 
 /*
@@ -16,6 +19,16 @@ export interface IdempotencySettings {
   readonly clock: Clock;
   /** How long a key refuses another body (IDEMPOTENCY_TTL_MS, default 24 h). */
   readonly ttlMs: number;
+  /** Logs each replayed create (replayLog); undefined below LOG_LEVEL=debug. */
+  readonly logReplay?: (ctx: Context, pet: Pet) => void;
+}
+
+/** At LOG_LEVEL=debug: one line per replay, naming the pet the first request stored. The key itself is not logged. */
+export function replayLog(logger: Logger) {
+  return (ctx: Context, pet: Pet): void => {
+    const { requestId, apiKeyId } = ctx.state as RequestState;
+    logger.debug({ requestId, apiKeyId, petId: String(pet.id) }, 'idempotent replay');
+  };
 }
 
 /** The key inside a present Idempotency-Key header (absent: undefined); 400 invalid_idempotency_key when malformed. */

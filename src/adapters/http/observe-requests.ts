@@ -11,6 +11,8 @@ export interface RequestLine {
   /** The route template; null for paths no route matches. */
   readonly route: string | null;
   readonly status: number;
+  /** The error body's code (validation_failed, pet_not_found...); null when the answer is no error body. */
+  readonly code: string | null;
   /** Null when no request was read, so there was nothing to time. */
   readonly durationMs: number | null;
   readonly apiKeyId: string | null;
@@ -25,12 +27,15 @@ export class RequestObserver {
   constructor(
     private readonly logger: Logger,
     private readonly metrics: HttpMetrics | undefined,
+    /** Route templates logged at debug, not info: probes and scrapes, which machines send every few seconds. */
+    private readonly quietRoutes: ReadonlySet<string> = new Set(),
   ) {}
 
   record(line: RequestLine): void {
     const seconds = line.durationMs === null ? undefined : line.durationMs / 1000;
     this.metrics?.observeRequest(line.method ?? 'unknown', line.route ?? 'unmatched', line.status, seconds);
-    this.logger.info(line, 'request');
+    if (line.route !== null && this.quietRoutes.has(line.route)) this.logger.debug(line, 'request');
+    else this.logger.info(line, 'request');
   }
 }
 

@@ -38,7 +38,10 @@ export function addPetRoutes(router: Router, catalog: PetCatalog, clock: Clock, 
     const { pet, replayed } = await catalog.addPet(newPet, idempotentCreateOf(ctx, idempotency, json), arrivedAt(ctx));
     // A replay answers what the first request did, marked as a replay.
     const headers: Record<string, string> = { Location: `/v1/pets/${pet.id}` };
-    if (replayed) headers['Idempotent-Replayed'] = 'true';
+    if (replayed) {
+      headers['Idempotent-Replayed'] = 'true';
+      idempotency.logReplay?.(ctx, pet);
+    }
     sendSuccess(ctx, createPet.success, newPetJson(pet), headers);
   });
 

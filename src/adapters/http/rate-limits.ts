@@ -1,6 +1,8 @@
 import type { Context } from 'koa';
 import type { RateLimiter, WindowUse } from '../../ports/rate-limiter.js';
+import type { Logger } from 'pino';
 import { ApiError } from './api-error.js';
+import type { RequestState } from './request-context.js';
 
 /*
  * Abuse limits over the RateLimiter port. Headers follow the IETF RateLimit header fields draft:
@@ -42,20 +44,31 @@ function quotaHeaders(limiter: RateLimiter, use: WindowUse): Record<string, stri
   };
 }
 
-/** A 429: which limit refused the request, for the metrics. */
+/** A 429: which limit refused the request and what it allows, for the metrics and the debug log. */
 export class RateLimited extends ApiError {
   constructor(
     readonly limit: string,
-    retryAfter: string,
+    readonly quota: number,
+    readonly windowSeconds: number,
+    readonly retryAfter: string,
     headers: Readonly<Record<string, string>>,
   ) {
     super(429, 'rate_limited', `Too many requests; retry in ${retryAfter} s.`, headers);
   }
 }
 
+/** At LOG_LEVEL=debug: one line per refusal, naming the limit, what it allows, and whom it refused. */
+export function refusalLog(logger: Logger) {
+  return (ctx: Context, refusal: RateLimited): void => {
+    const { requestId, apiKeyId, clientAddress } = ctx.state as RequestState;
+    const { limit, quota, windowSeconds, retryAfter } = refusal;
+    logger.debug({ requestId, limit, quota, windowSeconds, retryAfterSeconds: Number(retryAfter), apiKeyId, clientAddress }, 'rate limited');
+  };
+}
+
 function tooManyRequests(limiter: RateLimiter, use: WindowUse): RateLimited {
   const retryAfter = String(Math.max(1, Math.ceil(use.resetInMs / 1000)));
-  return new RateLimited(limiter.name, retryAfter, {
+  return new RateLimited(limiter.name, limiter.limit, limiter.windowSeconds, retryAfter, {
     ...quotaHeaders(limiter, { ...use, used: Math.max(use.used, limiter.limit) }),
     'Retry-After': retryAfter,
   });

@@ -4,6 +4,7 @@ import type { BlockList } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Context, Next } from 'koa';
 import type { ApiKeyId } from '../../ports/api-key-verifier.js';
+import { msSince } from '../../telemetry/logger.js';
 import { clientAddress } from './client-address.js';
 import { GET_PET_DEPRECATION_HEADERS, isGetPet } from './deprecation.js';
 import { routeTemplate, type RequestLine, type RequestObserver } from './observe-requests.js';
@@ -33,12 +34,14 @@ export interface RequestState {
   readonly started: number;
   /** Set once the key is proved, before its quota is counted, so that a 429 names whom it throttled. */
   apiKeyId: ApiKeyId | null;
+  /** The code of the error body answered (error-responses.ts), for the log line; null for any other answer. */
+  errorCode: string | null;
   /** True once logged and counted; the server's own timeout answer may do it first (client-errors.ts). */
   observed: boolean;
 }
 
 export interface RequestContextDeps {
-  /** Logs and counts each response; undefined on the metrics port, whose scrapes are not logged. */
+  /** Logs and counts each response; undefined on the metrics port below LOG_LEVEL=debug. */
   readonly observer?: RequestObserver;
   /** Names the route template of each response for its log line and counts. */
   readonly router: Router;
@@ -66,6 +69,7 @@ export function requestContext(deps: RequestContextDeps) {
     state.clientAddress = clientAddress(ctx.req, deps.trustedProxies);
     state.started = performance.now();
     state.apiKeyId = null;
+    state.errorCode = null;
     state.observed = false;
     // ctx.response itself rather than ctx's aliases of it, as in send-json.ts.
     const response = ctx.response;
@@ -85,19 +89,15 @@ export function inFlightRequest(socket: Duplex): Context | undefined {
   return (socket as ServingSocket)[IN_FLIGHT];
 }
 
-/** Milliseconds since `started` (a performance.now()), to the microsecond: a request line's durationMs. */
-export function msSince(started: number): number {
-  return Math.round((performance.now() - started) * 1000) / 1000;
-}
-
-/** The log line of a request, as answered with `status`. */
-export function requestLine(ctx: Context, status: number, route: string | null): RequestLine {
+/** The log line of a request, as answered with `status` (and the error body's `code`, if any). */
+export function requestLine(ctx: Context, status: number, route: string | null, code?: string): RequestLine {
   const state = ctx.state as RequestState;
   return {
     requestId: state.requestId,
     method: ctx.method,
     route,
     status,
+    code: code ?? state.errorCode,
     durationMs: msSince(state.started),
     apiKeyId: state.apiKeyId,
     clientAddress: state.clientAddress,
