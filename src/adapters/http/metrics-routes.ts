@@ -21,7 +21,7 @@ export function addMetricsRoutes(router: Router, metrics: HttpMetrics): void {
 
 /**
  * The app for METRICS_PORT: /metrics only, with the same headers and JSON errors as the API. Its requests are
- * logged at LOG_LEVEL=debug only (scrapes at debug, anything else at info), and never counted.
+ * logged at LOG_LEVEL=debug only (scrapes at debug, anything else at info) and never counted.
  */
 export function createMetricsApp(metrics: HttpMetrics, onUnexpectedError: (error: unknown) => void, logger: Logger): Koa {
   const app = new Koa();

@@ -27,14 +27,17 @@ export class RequestObserver {
   constructor(
     private readonly logger: Logger,
     private readonly metrics: HttpMetrics | undefined,
-    /** Route templates logged at debug, not info: probes and scrapes, which machines send every few seconds. */
+    /**
+     * Route templates whose successes are logged at debug, not info: probes and scrapes, which machines send every
+     * few seconds. Their failures (a 503 from /readyz) stay at info.
+     */
     private readonly quietRoutes: ReadonlySet<string> = new Set(),
   ) {}
 
   record(line: RequestLine): void {
     const seconds = line.durationMs === null ? undefined : line.durationMs / 1000;
     this.metrics?.observeRequest(line.method ?? 'unknown', line.route ?? 'unmatched', line.status, seconds);
-    if (line.route !== null && this.quietRoutes.has(line.route)) this.logger.debug(line, 'request');
+    if (line.status < 400 && line.route !== null && this.quietRoutes.has(line.route)) this.logger.debug(line, 'request');
     else this.logger.info(line, 'request');
   }
 }
