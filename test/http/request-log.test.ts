@@ -41,6 +41,7 @@ describe('the request log', () => {
       route: '/v1/pets/:petId',
       status: 200,
       apiKeyId: `key_${sha256Hex(TEST_API_KEY).slice(0, 12)}`,
+      code: null,
     });
     expect(typeof line.durationMs).toBe('number');
     expect(line.durationMs as number).toBeGreaterThanOrEqual(0);
@@ -58,6 +59,43 @@ describe('the request log', () => {
     await server.request('DELETE', '/v1/pets', { headers: { 'X-Request-Id': 'log-405' } });
     expect(lineFor('log-404')).toMatchObject({ route: null, status: 404, method: 'GET' });
     expect(lineFor('log-405')).toMatchObject({ route: '/v1/pets', status: 405, method: 'DELETE' });
+  });
+
+  it('names the error code of each error answer, as its body does', async () => {
+    const json = { 'Content-Type': 'application/json' };
+    const answers = {
+      'log-invalid': await server.request('POST', '/v1/pets', { headers: { ...json, 'X-Request-Id': 'log-invalid' }, body: '{"name":"Rex"}' }),
+      'log-malformed': await server.request('POST', '/v1/pets', { headers: { ...json, 'X-Request-Id': 'log-malformed' }, body: '{"name":' }),
+      'log-unknown': await server.request('GET', '/v1/pets/9000000000000000000', { headers: { 'X-Request-Id': 'log-unknown' } }),
+    };
+    const codes = Object.fromEntries(Object.entries(answers).map(([id, answer]) => [id, [answer.status, lineFor(id).status, lineFor(id).code]]));
+    expect(codes).toEqual({
+      'log-invalid': [400, 400, 'validation_failed'],
+      'log-malformed': [400, 400, 'malformed_json'],
+      'log-unknown': [404, 404, 'pet_not_found'],
+    });
+    for (const [id, answer] of Object.entries(answers)) expect((answer.json as { code: string }).code).toBe(lineFor(id).code);
+  });
+
+  it("names the code of the server's own answers too (a head over the size limit)", async () => {
+    const response = await fetch(`${server.url}/v1/pets`, { headers: { 'X-Request-Id': 'log-431', 'X-Padding': 'x'.repeat(20_000) } });
+    expect(response.status).toBe(431);
+    expect(logs.entries().find((entry) => entry.status === 431)).toMatchObject({ msg: 'request', code: 'headers_too_large' });
+  });
+
+  it('leaves probes and scrapes out at info: /healthz, /readyz and /metrics write no line', async () => {
+    for (const path of ['/healthz', '/readyz', '/metrics']) {
+      const response = await server.request('GET', path, { headers: { 'X-Request-Id': `log-quiet-${path.slice(1)}` } });
+      expect(response.status).toBe(200);
+    }
+    await server.request('GET', '/v1/pets', { headers: { 'X-Request-Id': 'log-after-probes' } });
+    expect(lineFor('log-after-probes')).toMatchObject({ status: 200 });
+    const quiet = logs.entries().filter((entry) => String(entry.requestId).startsWith('log-quiet') || ['/healthz', '/readyz', '/metrics'].includes(String(entry.route)));
+    expect(quiet).toEqual([]);
+  });
+
+  it('writes no debug line at info', () => {
+    expect(logs.entries().filter((entry) => (entry.level as number) < 30)).toEqual([]);
   });
 
   it('never writes the key, the Authorization header or cookies, whatever the outcome', async () => {
