@@ -47,22 +47,22 @@ describe('answers the server gives on its own', () => {
     expect(requestIdOf(received)).toBe('slow-body-1');
     const lines = await linesFor('slow-body-1');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ method: 'POST', route: '/v1/pets', status: 408, apiKeyId: expect.stringMatching(/^key_/) });
+    expect(lines[0]).toMatchObject({ method: 'POST', route: '/v1/pets', status: 408, code: 'request_timeout', apiKeyId: expect.stringMatching(/^key_/) });
     expect(await requestsTotal('POST', '/v1/pets', 408)).toBe(before.timeout + 1);
     expect(await requestsTotal('POST', '/v1/pets', 400)).toBe(before.bad);
   });
 
   it.each([
-    ['a slow-loris head', ['GET /v1/pets HTTP/1.1\r\n', 'Host: x\r\n', ...Array.from({ length: 20 }, (_, i) => `X-Slow-${i}: y\r\n`)], 100, 408],
-    ['oversized headers', [`GET /v1/pets HTTP/1.1\r\nHost: x\r\nX-Padding: ${'a'.repeat(5000)}\r\n\r\n`], 0, 431],
-    ['bytes that are not HTTP', ['NOT HTTP AT ALL\r\n\r\n'], 0, 400],
-  ] as const)('logs and counts %s once with its status', async (_, chunks, pauseMs, status) => {
+    ['a slow-loris head', ['GET /v1/pets HTTP/1.1\r\n', 'Host: x\r\n', ...Array.from({ length: 20 }, (_, i) => `X-Slow-${i}: y\r\n`)], 100, 408, 'request_timeout'],
+    ['oversized headers', [`GET /v1/pets HTTP/1.1\r\nHost: x\r\nX-Padding: ${'a'.repeat(5000)}\r\n\r\n`], 0, 431, 'headers_too_large'],
+    ['bytes that are not HTTP', ['NOT HTTP AT ALL\r\n\r\n'], 0, 400, 'malformed_request'],
+  ] as const)('logs and counts %s once with its status and code', async (_, chunks, pauseMs, status, code) => {
     const before = await requestsTotal('unknown', 'unmatched', status);
     const received = await rawExchange(server.url, chunks, pauseMs);
     expect(received).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
     const lines = await linesFor(requestIdOf(received));
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ level: 30, method: null, route: null, status, durationMs: null, apiKeyId: null });
+    expect(lines[0]).toMatchObject({ level: 30, method: null, route: null, status, code, durationMs: null, apiKeyId: null });
     expect(await requestsTotal('unknown', 'unmatched', status)).toBe(before + 1);
   });
 });
