@@ -5,7 +5,6 @@ import type { PetCatalog } from '../../core/pet-catalog.js';
 import type { Clock } from '../../ports/clock.js';
 import type { RateLimits } from '../../ports/rate-limiter.js';
 import { requireApiKey } from './authenticate.js';
-import { refusalLog } from './rate-limits.js';
 import { trustedProxyList } from './client-address.js';
 import { cors } from './cors.js';
 import { addDocsRoutes } from './openapi/docs-routes.js';
@@ -19,6 +18,7 @@ import type { OpenApiServers } from './openapi/openapi-document.js';
 import { addOpenApiRoutes } from './openapi/openapi-routes.js';
 import { ALL_PET_OPERATIONS } from './pet-operations.js';
 import { addPetRoutes } from './pet-routes.js';
+import { refusalLog } from './rate-limits.js';
 import { requestContext } from './request-context.js';
 
 export interface HttpAppDeps {
