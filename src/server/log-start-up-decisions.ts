@@ -3,8 +3,8 @@ import type { AppConfig } from '../config/config.js';
 import type { Logger } from '../telemetry/logger.js';
 
 /**
- * At LOG_LEVEL=debug: what start-up chose and why, one line per decision. Never a key or the MongoDB URL,
- * which may hold a password.
+ * At LOG_LEVEL=debug: what start-up chose and why, one line per decision. Never a key, nor a storage backend's
+ * settings (a connection string may hold a password).
  */
 export function logStartUpDecisions(logger: Logger, config: AppConfig, keys: ApiKeysInForce): void {
   if (!logger.isLevelEnabled('debug')) return;
@@ -14,12 +14,9 @@ export function logStartUpDecisions(logger: Logger, config: AppConfig, keys: Api
 type Decision = readonly [Readonly<Record<string, unknown>>, string];
 
 function decisions(config: AppConfig, keys: ApiKeysInForce): Decision[] {
-  const { mongodb } = config;
   const proxies = config.trustedProxies ?? [];
   return [
-    config.storage === 'mongodb'
-      ? [{ storage: 'mongodb', db: mongodb.db, timeoutMs: mongodb.timeoutMs, writeConcern: mongodb.writeConcern, readConcern: mongodb.readConcern }, 'start-up: storage in MongoDB (STORAGE)']
-      : [{ storage: 'memory' }, 'start-up: storage in memory, lost at exit (STORAGE)'],
+    [{ storage: config.storage }, `start-up: storage ${config.storage} (STORAGE)`],
     keys.generatedApiKey === undefined
       ? [{ apiKeys: 'configured', count: keys.apiKeys.length }, 'start-up: API keys from API_KEYS']
       : [{ apiKeys: 'generated', count: 1 }, 'start-up: no API_KEYS, one key generated for this run'],
