@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startScriptCommand } from '../bench/servers.js';
+import { startScriptCommand } from '../bench/src/servers.js';
 import { startBlackHoleCollector, type BlackHoleCollector } from './support/black-hole-collector.js';
 import { portOf, ROOT, spawnService, type ServiceProcess } from './support/service-process.js';
 import { TEST_API_KEY } from './support/test-config.js';

@@ -24,7 +24,7 @@ describe('npm run bench (smoke)', () => {
 
   beforeAll(async () => {
     // dist/ is built once for the whole run by test/support/build-global-setup.ts.
-    const args = ['dist/bench/run.js', '--pets', '200', '--rounds', '2', '--duration', '0.1', '--warmup', '0', '--startups', '0', '--connections', '4', '--json', jsonFile];
+    const args = ['bench/dist/run.js', '--pets', '200', '--rounds', '2', '--duration', '0.1', '--warmup', '0', '--startups', '0', '--connections', '4', '--json', jsonFile];
     ({ stdout } = await run(process.execPath, args, { cwd: root }));
     figures = JSON.parse(readFileSync(jsonFile, 'utf8')) as Figures;
   }, 120_000);
@@ -85,7 +85,7 @@ describe('npm run bench --baseline dist --baseline-env (smoke)', () => {
   let figures: Figures;
 
   beforeAll(async () => {
-    const args = ['dist/bench/run.js', '--pets', '50', '--rounds', '1', '--duration', '0.2', '--warmup', '0', '--startups', '0', '--connections', '2'];
+    const args = ['bench/dist/run.js', '--pets', '50', '--rounds', '1', '--duration', '0.2', '--warmup', '0', '--startups', '0', '--connections', '2'];
     const experiment = ['--servers', 'node:http', '--workloads', 'get', '--no-half-peak', '--baseline', 'dist', '--baseline-env', 'LOG_LEVEL=warn'];
     const output = await run(process.execPath, [...args, ...experiment, '--json', jsonFile], { cwd: root });
     // Progress and the EXPERIMENT warning go to stderr, the tables to stdout.
@@ -109,7 +109,7 @@ describe('npm run bench --baseline dist --baseline-env (smoke)', () => {
   });
 
   it('refuses --baseline-env without --baseline', async () => {
-    const args = ['dist/bench/run.js', '--baseline-env', 'LOG_LEVEL=warn'];
+    const args = ['bench/dist/run.js', '--baseline-env', 'LOG_LEVEL=warn'];
     await expect(run(process.execPath, args, { cwd: root })).rejects.toThrow(/--baseline-env needs --baseline/);
   });
 });
@@ -122,7 +122,7 @@ describe('npm run bench --storage mongodb (smoke)', () => {
   let figures: Figures & { workloads: readonly { servers: Record<string, Run & { mongoCommands?: Record<string, number> | null; mongoServerCpuUsPerReq: number }> }[] };
 
   beforeAll(async () => {
-    const args = ['dist/bench/run.js', '--storage', 'mongodb', '--servers', 'koa-mongodb', '--workloads', 'list,get,create,create-keyed', '--pets', '30', '--rounds', '1',
+    const args = ['bench/dist/run.js', '--storage', 'mongodb', '--servers', 'koa-mongodb', '--workloads', 'list,get,create,create-keyed', '--pets', '30', '--rounds', '1',
       '--duration', '0.3', '--warmup', '0', '--startups', '0', '--connections', '2', '--no-half-peak', '--json', jsonFile];
     ({ stdout } = await run(process.execPath, args, { cwd: root }));
     figures = JSON.parse(readFileSync(jsonFile, 'utf8')) as typeof figures;
@@ -166,6 +166,6 @@ describe('npm run bench --storage mongodb (smoke)', () => {
   });
 
   it('refuses the MongoDB yardstick without --storage mongodb', async () => {
-    await expect(run(process.execPath, ['dist/bench/run.js', '--servers', 'koa-mongodb'], { cwd: root })).rejects.toThrow(/koa-mongodb needs --storage mongodb/);
+    await expect(run(process.execPath, ['bench/dist/run.js', '--servers', 'koa-mongodb'], { cwd: root })).rejects.toThrow(/koa-mongodb needs --storage mongodb/);
   });
 });

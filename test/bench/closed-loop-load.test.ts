@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fire } from '../../bench/load.js';
+import { fire } from '../../bench/src/load.js';
 
 // The bench's peak client (bench/load.ts) against a real listening node:http server: it must count exactly.
 describe('the closed-loop load client', () => {

@@ -2,7 +2,7 @@ import { existsSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { LogFile } from '../../bench/log-file.js';
+import { LogFile } from '../../bench/src/log-file.js';
 
 // Where the bench sends a service build's stdout (its request log) instead of a pipe the load generator reads.
 describe("the bench's log file for a service's stdout", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addCommands, commandsBetween, parseMongoCommands, perRequest } from '../../bench/mongo-commands.js';
+import { addCommands, commandsBetween, parseMongoCommands, perRequest } from '../../bench/src/mongo-commands.js';
 
 const exposition = (find: number, insert: number) => `# HELP animal_store_mongodb_commands_total MongoDB commands sent.
 # TYPE animal_store_mongodb_commands_total counter

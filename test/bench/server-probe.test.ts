@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { LoopDelay } from '../../bench/server-probe.js';
+import type { LoopDelay } from '../../bench/src/server-probe.js';
 
 // dist/ is built once for the whole run by test/support/build-global-setup.ts.
-const PROBE = fileURLToPath(new URL('../../dist/bench/server-probe.js', import.meta.url));
+const PROBE = fileURLToPath(new URL('../../bench/dist/server-probe.js', import.meta.url));
 
 function ask(child: ChildProcess, message: string): Promise<Record<string, unknown>> {
   return new Promise((resolve) => {

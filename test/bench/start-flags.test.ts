@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startFlagsOf, startScriptFlags } from '../../bench/servers.js';
+import { startFlagsOf, startScriptFlags } from '../../bench/src/servers.js';
 
 describe('the node flags the bench starts the service with', () => {
   it('are the ones npm start gives it', () => {

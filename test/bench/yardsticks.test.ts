@@ -20,7 +20,7 @@ async function envOf(file: string): Promise<NodeJS.ProcessEnv> {
 }
 
 async function start(file: string): Promise<{ child: ChildProcess; url: string }> {
-  const entry = fileURLToPath(new URL(`../../dist/bench/${file}`, import.meta.url));
+  const entry = fileURLToPath(new URL(`../../bench/dist/${file}`, import.meta.url));
   const env = { ...process.env, PORT: '0', HOST: '127.0.0.1', ...(await envOf(file)) };
   // With the IPC channel the bench opens (the MongoDB yardstick reports its command counts over it).
   const child = spawn(process.execPath, [entry], { env, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });

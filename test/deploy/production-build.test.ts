@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startScriptCommand } from '../../bench/servers.js';
+import { startScriptCommand } from '../../bench/src/servers.js';
 import { freshDbName, startMongoServer, type RunningMongo } from '../support/mongo-server.js';
 import { portOf, ROOT, spawnService, type ServiceProcess } from '../support/service-process.js';
 import { TEST_API_KEY } from '../support/test-config.js';

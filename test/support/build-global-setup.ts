@@ -8,5 +8,5 @@ export default async function buildOnce(): Promise<void> {
   const root = fileURLToPath(new URL('../..', import.meta.url));
   const tsc = (project: string) => promisify(execFile)(process.execPath, ['node_modules/typescript/bin/tsc', '-p', project], { cwd: root });
   await tsc('tsconfig.build.json');
-  await tsc('tsconfig.bench.json');
+  await tsc('bench/tsconfig.json');
 }

@@ -5,7 +5,7 @@ import { table } from './report.js';
  * Summarises a V8 .cpuprofile (from `npm run bench -- --cpu-prof DIR`) by self time: each sample's time
  * delta is charged to the function on top of the stack, summed per function and place. For each, the
  * heaviest first caller in package or service code says whose work a native or built-in entry is.
- * Usage: node dist/bench/profile-top.js FILE.cpuprofile [N]
+ * Usage: node bench/dist/profile-top.js FILE.cpuprofile [N]
  */
 interface ProfileNode {
   readonly id: number;
@@ -16,7 +16,7 @@ interface Profile { readonly nodes: readonly ProfileNode[]; readonly samples: re
 
 const [file, count = '10'] = process.argv.slice(2);
 if (file === undefined) {
-  process.stderr.write('Usage: node dist/bench/profile-top.js FILE.cpuprofile [N]\n');
+  process.stderr.write('Usage: node bench/dist/profile-top.js FILE.cpuprofile [N]\n');
   process.exit(2);
 }
 const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
@@ -58,12 +58,15 @@ function callerOf(id: number): string {
   return '';
 }
 
-// Who owns the code: a package under node_modules, the service's own build output, Node's built-ins, or V8/native.
+// Who owns the code: a package under node_modules, a yardstick (bench/dist), the service's own build output, Node's
+// built-ins, or V8/native.
 function packageOf(url: string): string {
   if (url === '') return '(V8, GC, native)';
   if (url.startsWith('node:')) return 'Node built-ins (node:*)';
   const inModules = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
   if (inModules !== null) return inModules[1]!;
+  const inBench = /\/bench\/dist\/(.+)$/.exec(url);
+  if (inBench !== null) return `bench: ${inBench[1]}`;
   const inDist = /\/dist\/(.+)$/.exec(url);
   return inDist === null ? url : `service: ${inDist[1]}`;
 }

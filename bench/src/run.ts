@@ -4,7 +4,7 @@ import os from 'node:os';
 import { pinCores } from './cpu-pinning.js';
 import { coldStarts, startFleet, stopFleet } from './fleet.js';
 import { parseOptions, USAGE, type BenchOptions } from './options.js';
-import { freshDbName, startMongoServer } from '../test/support/mongo-server.js';
+import { freshDbName, startMongoServer } from './mongo-server.js';
 import { scaleRun } from './scale-run.js';
 import { startOtlpReceiver, type OtlpReceiver } from './otlp-receiver.js';
 import { MEMORY_YARDSTICKS, startMachineProbe, TRACED, type ServerName, type StartSettings } from './servers.js';
@@ -79,7 +79,6 @@ async function main(options: BenchOptions, mongo: { readonly url: string; readon
 try {
   const options = parseOptions(process.argv.slice(2));
   log(`load average at the start: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-  // The same server choice as the tests: MONGODB_URL, else mongodb-memory-server, else the offline jongodb.
   const mongo = options.storage === 'mongodb' ? await startMongoServer() : undefined;
   const receiver = options.tracing ? await startOtlpReceiver() : undefined;
   try {

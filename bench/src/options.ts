@@ -42,8 +42,8 @@ export const USAGE = `Usage: npm run bench -- [options]
   --connections N   keep-alive connections at peak and for the half-peak runs (default 32)
   --duration S      seconds per workload, server and round, and per half-peak run (default 5)
   --warmup S        unrecorded seconds per workload and server before round 1 (default 1)
-  --storage memory|mongodb   the service's storage (default memory); mongodb runs on the server the tests
-                    would use: MONGODB_URL, else mongodb-memory-server, else the offline jongodb.
+  --storage memory|mongodb   the service's storage (default memory); mongodb runs on MONGODB_URL, else on a
+                    mongod already on this machine (mongodb-memory-server), else on the offline jongodb.
                     The yardsticks always keep their pets in memory.
   --scale N         read workloads at 1,000 and at N stored pets (service and node:http only), RSS per pet
   --startups N      extra cold starts of the service timed to ready (default 5; 0 for none)

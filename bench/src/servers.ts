@@ -49,12 +49,10 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
-// This file runs as dist/bench/servers.js, beside the service's build output.
-const ENTRIES: Readonly<Record<Exclude<ServerName, 'baseline'>, string>> = {
-  service: '../main.js',
-  'service-memory': '../main.js',
-  'traced 100%': '../main.js',
-  'traced 1%': '../main.js',
+/** The service measured: the package this bench sits in (the workspace root), started as its npm start starts it. */
+const SERVICE_PACKAGE = fileURLToPath(new URL('../../package.json', import.meta.url));
+const SERVICE_ENTRY = resolve(dirname(SERVICE_PACKAGE), startScriptCommand(SERVICE_PACKAGE).at(-1)!);
+const YARDSTICK_ENTRIES: Readonly<Record<YardstickName, string>> = {
   'node:http': './yardstick.js',
   koa: './plain-koa.js',
   'koa-features': './koa-features.js',
@@ -62,8 +60,8 @@ const ENTRIES: Readonly<Record<Exclude<ServerName, 'baseline'>, string>> = {
   'koa-mongodb': './koa-mongodb.js',
 };
 const PROBE = fileURLToPath(new URL('./server-probe.js', import.meta.url));
-/** The node flags `npm start` gives the service (package.json), so that the service measured is the one started. */
-const START_FLAGS = startScriptFlags(nearestPackageJson(dirname(fileURLToPath(import.meta.url))));
+/** The node flags `npm start` gives the service (its package.json), so that the service measured is the one started. */
+const START_FLAGS = startScriptFlags(SERVICE_PACKAGE);
 
 /**
  * The node options a server starts with: the service as this package's npm start starts it, a baseline build
@@ -107,9 +105,9 @@ function tracingEnv(name: (typeof TRACED)[number], endpoint: string | undefined)
 }
 
 export async function startServer(name: ServerName, settings: StartSettings): Promise<BenchServer> {
-  const entry = name === 'baseline' ? resolve(settings.baselineEntry ?? 'missing --baseline') : fileURLToPath(new URL(ENTRIES[name], import.meta.url));
   // The baseline is started, configured and awaited as the service is; only the service is profiled.
   const isService = name === 'service' || name === 'baseline' || name === 'service-memory' || isTraced(name);
+  const entry = entryOf(name, settings);
   // The service, and the MongoDB path's yardstick beside it, each into a directory of its own under --cpu-prof.
   const profiled = name === 'service' || name === MONGO_YARDSTICK;
   const profile = profiled && settings.cpuProfDir !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${join(settings.cpuProfDir, name)}`] : [];
@@ -168,6 +166,14 @@ export async function startServer(name: ServerName, settings: StartSettings): Pr
   };
 }
 
+function entryOf(name: ServerName, settings: StartSettings): string {
+  if (name === 'baseline') return resolve(settings.baselineEntry ?? 'missing --baseline');
+  if (isYardstick(name)) return fileURLToPath(new URL(YARDSTICK_ENTRIES[name], import.meta.url));
+  return SERVICE_ENTRY;
+}
+
+const isYardstick = (name: ServerName): name is YardstickName => (YARDSTICKS as readonly ServerName[]).includes(name);
+
 const usesMongo = (name: ServerName, settings: StartSettings) =>
   name === MONGO_YARDSTICK || (name === 'service' && settings.serviceEnv.STORAGE === 'mongodb') || (name === 'baseline' && settings.serviceEnv.STORAGE === 'mongodb');
 
@@ -186,11 +192,11 @@ function yardstickEnv(name: ServerName, settings: StartSettings): NodeJS.Process
   return { MONGODB_URL: settings.yardstickMongo.url, MONGODB_DB: settings.yardstickMongo.db };
 }
 
-// This file runs from dist/bench/ in the bench and from bench/ in the tests: the project's package.json is above either.
+// A baseline's dist/ is in its checkout, or copied aside under a package.json of its own.
 function nearestPackageJson(dir: string): string {
   const file = join(dir, 'package.json');
   if (existsSync(file)) return file;
-  if (dirname(dir) === dir) throw new Error('no package.json above the bench');
+  if (dirname(dir) === dir) throw new Error('no package.json above the baseline build');
   return nearestPackageJson(dirname(dir));
 }
 
