@@ -23,7 +23,7 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze(
 const GET_PET_HEADERS = Object.freeze({ ...SECURITY_HEADERS, ...GET_PET_DEPRECATION_HEADERS });
 
 /** The fixed headers of every response to `method` `path`: the security headers, and getPet's deprecation notice. */
-export function fixedHeadersOf(method: string, path: string): Readonly<Record<string, string>> {
+function fixedHeadersOf(method: string, path: string): Readonly<Record<string, string>> {
   return isGetPet(method, path) ? GET_PET_HEADERS : SECURITY_HEADERS;
 }
 
