@@ -13,7 +13,7 @@ export interface MongoServer {
   stop(): Promise<void>;
 }
 
-const log = (line: string) => process.stderr.write(`${line}\n`);
+const log = (line: string): void => void process.stderr.write(`${line}\n`);
 
 /**
  * MONGODB_URL when set (never stopped); else a mongod already on this machine, through mongodb-memory-server
@@ -30,15 +30,13 @@ export async function startMongoServer(): Promise<MongoServer> {
 
 async function localMongod(): Promise<MongoServer | undefined> {
   process.env.MONGOMS_RUNTIME_DOWNLOAD ??= 'false';
-  const { MongoMemoryServer } = await import('mongodb-memory-server');
-  try {
-    const server = await MongoMemoryServer.create({ instance: { ip: '127.0.0.1' } });
-    log(`MongoDB: mongod through mongodb-memory-server at ${server.getUri()}`);
-    return { url: server.getUri(), pid: server.instanceInfo?.instance.mongodProcess?.pid, stop: async () => void (await server.stop({ doCleanup: true, force: true })) };
-  } catch (error) {
-    log(`MongoDB: no local mongod (${(error as Error).message.split('\n')[0]}), using jongodb`);
-    return undefined;
-  }
+  const { MongoBinary, MongoMemoryServer } = await import('mongodb-memory-server');
+  // Asked first, so that no mongod means one line here rather than the failed start's stack trace.
+  const binary = await MongoBinary.getPath().catch((error: unknown) => log(`MongoDB: no local mongod (${(error as Error).message}), using jongodb`));
+  if (binary === undefined) return undefined;
+  const server = await MongoMemoryServer.create({ instance: { ip: '127.0.0.1' } });
+  log(`MongoDB: ${binary} through mongodb-memory-server at ${server.getUri()}`);
+  return { url: server.getUri(), pid: server.instanceInfo?.instance.mongodProcess?.pid, stop: async () => void (await server.stop({ doCleanup: true, force: true })) };
 }
 
 const JONGODB = '@jongodb/memory-server-bin-linux-x64-gnu';

@@ -276,8 +276,10 @@ function watchOutput(name: string, child: ChildProcess, log: LogFile | undefined
   const poll = log === undefined ? undefined : setInterval(() => search(log.head()), 5);
   const everything = () => (log === undefined ? output : `${log.head()}${output}`);
   let timer: NodeJS.Timeout | undefined;
+  let exited: (code: number | null) => void = () => undefined;
   const failed = new Promise<never>((_, reject) => {
-    child.once('exit', (code) => reject(new Error(`${name} exited (${code}) before it was ready:\n${everything()}`)));
+    exited = (code) => reject(new Error(`${name} exited (${code}) before it was ready:\n${everything()}`));
+    child.once('exit', exited);
     timer = setTimeout(() => reject(new Error(`${name} was not ready in 10 s:\n${everything()}`)), 10_000);
   });
   failed.catch(() => undefined);
@@ -285,6 +287,8 @@ function watchOutput(name: string, child: ChildProcess, log: LogFile | undefined
     listening,
     failed,
     stopWatching: () => {
+      // A server that failed is killed and its log removed: its exit must not read that log.
+      child.off('exit', exited);
       clearTimeout(timer);
       clearInterval(poll);
       for (const pipe of pipes) {
