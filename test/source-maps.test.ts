@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startScriptFlags } from '../bench/servers.js';
+import { startScriptFlags } from '../bench/src/servers.js';
 import { portOf, ROOT, spawnService } from './support/service-process.js';
 
 describe('the built service started with the flags of npm start', () => {
