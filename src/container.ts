@@ -110,6 +110,7 @@ export function compose(config: AppConfig, runtime: Runtime): Container {
       logger: runtime.logger,
       // Standard Koa middleware for every API route: a team adds its own here (docs/koa-middleware.md).
       middleware: [...(runtime.middleware ?? [])],
+      tracing: runtime.tracing,
     });
   container
     .bind(TOKENS.httpApp)

@@ -85,8 +85,7 @@ async function listenAll(config: AppConfig, { keys, logger, storage, tracing, cl
   });
   // The server's own answers (400, 408, 431 from Node's parser and timeouts) are logged and counted like the app's.
   const answerClientError = answerClientErrors(new RequestObserver(logger, container.get(TOKENS.metrics)));
-  const appHandler = container.get(TOKENS.httpApp).callback();
-  const apiHandler = closingWhileDraining(() => draining, tracing?.withTraceResponse(appHandler) ?? appHandler);
+  const apiHandler = closingWhileDraining(() => draining, container.get(TOKENS.httpApp).callback());
   const server = await listenHttp(apiHandler, config, config.port, answerClientError);
   const metricsApp = container.get(TOKENS.metricsApp);
   const metricsServer =

@@ -1,8 +1,5 @@
 import { register } from 'node:module';
-import type { IncomingMessage } from 'node:http';
 import { setGlobalErrorHandler } from '@opentelemetry/core';
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
-import { KoaInstrumentation } from '@opentelemetry/instrumentation-koa';
 import { MongoDBInstrumentation } from '@opentelemetry/instrumentation-mongodb';
 import { PinoInstrumentation } from '@opentelemetry/instrumentation-pino';
 import { NodeSDK, type NodeSDKConfiguration } from '@opentelemetry/sdk-node';
@@ -10,15 +7,13 @@ import { createAddHookMessageChannel } from 'import-in-the-middle';
 import { exportFailureLog } from './export-failure-log.js';
 import type { Logger } from './logger.js';
 
-/** Probes and scrapes: frequent, and nothing to follow. */
-const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
-
 let sdk: NodeSDK | undefined;
 
 /**
  * Starts the OpenTelemetry Node SDK configured by its OTEL_* variables (exporter, protocol, endpoint, sampler,
- * resource, propagators) with the instrumentations of node:http, Koa, the MongoDB driver and pino. Traces only:
- * metrics stay on /metrics and logs on stdout. `spanProcessors` replace the exporter the variables choose (tests).
+ * resource, propagators) with the instrumentations of the MongoDB driver and pino; the service starts each request's
+ * server span itself (request-tracing.ts). Traces only: metrics stay on /metrics and logs on stdout.
+ * `spanProcessors` replace the exporter the variables choose (tests).
  */
 export async function startTracing(spanProcessors?: NodeSDKConfiguration['spanProcessors']): Promise<void> {
   if (sdk !== undefined) return;
@@ -28,10 +23,9 @@ export async function startTracing(spanProcessors?: NodeSDKConfiguration['spanPr
   register('import-in-the-middle/hook.mjs', import.meta.url, registerOptions);
   sdk = new NodeSDK({
     instrumentations: [
-      new HttpInstrumentation({ ignoreIncomingRequestHook: isUntraced, disableOutgoingRequestInstrumentation: true }),
-      new KoaInstrumentation(),
       // Statements are recorded with every value replaced by '?' (the default): no name or key reaches a span.
-      new MongoDBInstrumentation({ enhancedDatabaseReporting: false }),
+      // A command outside any request's span (start-up, readiness) makes none (requireParentSpan).
+      new MongoDBInstrumentation({ enhancedDatabaseReporting: false, requireParentSpan: true }),
       // Correlation only (trace_id, span_id in each line); the lines themselves still go to stdout.
       new PinoInstrumentation({ disableLogSending: true }),
     ],
@@ -61,10 +55,4 @@ export async function stopTracing(): Promise<void> {
   const running = sdk;
   sdk = undefined;
   await running?.shutdown();
-}
-
-function isUntraced(request: IncomingMessage): boolean {
-  const url = request.url ?? '/';
-  const query = url.indexOf('?');
-  return UNTRACED_PATHS.has(query === -1 ? url : url.slice(0, query));
 }

@@ -20,6 +20,7 @@ import { ALL_PET_OPERATIONS } from './pet-operations.js';
 import { addPetRoutes } from './pet-routes.js';
 import { refusalLog } from './rate-limits.js';
 import { requestContext } from './request-context.js';
+import type * as RequestTracing from './request-tracing.js';
 
 export interface HttpAppDeps {
   readonly catalog: PetCatalog;
@@ -45,6 +46,8 @@ export interface HttpAppDeps {
    * mapping, so what they throw becomes an Error body, and before CORS, the key check and the router.
    */
   readonly middleware?: readonly Middleware[];
+  /** The service's spans, when tracing is on (request-tracing.ts, loaded only then). */
+  readonly tracing?: Pick<typeof RequestTracing, 'traceRequests' | 'traceOperations' | 'recordUnexpectedError'>;
 }
 
 /** The Koa app serving the interface. It never listens: main.ts (or a test) does. */
@@ -56,12 +59,19 @@ export function createHttpApp(deps: HttpAppDeps): Koa {
   const idempotency = debug ? { ...deps.idempotency, logReplay: replayLog(deps.logger) } : deps.idempotency;
   const router = allRoutes({ ...deps, idempotency });
   const observer = new RequestObserver(deps.logger, deps.metrics, new Set([PROBE_ROUTES.live, PROBE_ROUTES.ready, METRICS_ROUTE]));
+  const tracing = deps.tracing;
+  if (tracing !== undefined) {
+    app.on('error', tracing.recordUnexpectedError);
+    // Outermost, so that the request line and everything below are written within the request's span.
+    app.use(tracing.traceRequests());
+  }
   app.use(requestContext({ observer, router, trustedProxies: trustedProxyList(deps.trustedProxies ?? []) }));
   app.use(respondWithErrors());
   for (const middleware of deps.middleware ?? []) app.use(middleware);
   if (deps.corsOrigins.length > 0) app.use(cors(deps.corsOrigins, ALL_PET_OPERATIONS));
   const logRefusal = debug ? refusalLog(deps.logger) : undefined;
   app.use(requireApiKey({ catalog: deps.catalog, rateLimits: deps.rateLimits, metrics: deps.metrics, logRefusal }));
+  if (tracing !== undefined) app.use(tracing.traceOperations(router));
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;

@@ -1,14 +1,146 @@
-import type { RequestListener } from 'node:http';
-import { SpanStatusCode, trace } from '@opentelemetry/api';
+import type Router from '@koa/router';
+import { context, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
+import {
+  ATTR_CLIENT_ADDRESS,
+  ATTR_ERROR_TYPE,
+  ATTR_HTTP_REQUEST_METHOD,
+  ATTR_HTTP_REQUEST_METHOD_ORIGINAL,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_HTTP_ROUTE,
+  ATTR_NETWORK_PROTOCOL_VERSION,
+  ATTR_SERVER_ADDRESS,
+  ATTR_SERVER_PORT,
+  ATTR_URL_PATH,
+  ATTR_URL_SCHEME,
+  ATTR_USER_AGENT_ORIGINAL,
+} from '@opentelemetry/semantic-conventions';
+import type { Context, Next } from 'koa';
 import { DomainError } from '../../core/errors.js';
 import { PetCatalog } from '../../core/pet-catalog.js';
+import { PROBE_ROUTES } from './health-routes.js';
+import { METRICS_ROUTE } from './metrics-routes.js';
+import { dispatchedRoute } from './observe-requests.js';
+import type { RequestState } from './request-context.js';
 
 /*
- * What the service adds to the instrumentations' spans when tracing is on (start-service.ts loads this module
- * only then): a span per use case, and the trace id on every traced response.
+ * The service's spans when tracing is on (start-service.ts loads this module only then): a server span per
+ * request, a span per routed operation, a span per use case. Only a request the sampler records pays for more
+ * than the sampling decision and its context.
  */
 
 const tracer = trace.getTracer('animal-store-service');
+
+/** Probes and scrapes: frequent, and nothing to follow. */
+const UNTRACED_PATHS = new Set<string>([PROBE_ROUTES.live, PROBE_ROUTES.ready, METRICS_ROUTE]);
+/** The methods the HTTP semantic conventions know; any other is `_OTHER`, and its span is named `HTTP`. */
+const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH', 'QUERY']);
+
+/**
+ * The first middleware: the request's server span, continuing the caller's traceparent, sampled once by the
+ * configured sampler, and named in a `traceresponse` header (W3C Trace Context Level 2) so a client can quote it.
+ */
+export function traceRequests() {
+  return async function serverSpan(ctx: Context, next: Next): Promise<void> {
+    if (UNTRACED_PATHS.has(ctx.path)) return next();
+    const parent = propagation.extract(context.active(), ctx.req.headers);
+    const span = tracer.startSpan(KNOWN_METHODS.has(ctx.method) ? ctx.method : 'HTTP', { kind: SpanKind.SERVER }, parent);
+    ctx.response.set('traceresponse', traceResponse(span));
+    const active = trace.setSpan(parent, span);
+    if (!span.isRecording()) return context.with(active, next);
+    try {
+      await context.with(active, next);
+    } catch (error) {
+      // Only a failure of the error mapping itself gets here; Koa answers it with a 500.
+      recordFailure(span, error);
+      throw error;
+    } finally {
+      endServerSpan(span, ctx);
+    }
+  };
+}
+
+function traceResponse(span: Span): string {
+  const { traceId, spanId, traceFlags } = span.spanContext();
+  return `00-${traceId}-${spanId}-${traceFlags.toString(16).padStart(2, '0')}`;
+}
+
+function endServerSpan(span: Span, ctx: Context): void {
+  const route = dispatchedRoute(ctx);
+  if (route !== null) {
+    span.updateName(`${ctx.method} ${route}`);
+    span.setAttribute(ATTR_HTTP_ROUTE, route);
+  }
+  span.setAttributes(requestAttributes(ctx));
+  span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, ctx.status);
+  // Semantic conventions: a server span is in error for a 5xx only; a 4xx is the client's.
+  if (ctx.status >= 500) {
+    span.setAttribute(ATTR_ERROR_TYPE, String(ctx.status));
+    span.setStatus({ code: SpanStatusCode.ERROR });
+  }
+  span.end();
+}
+
+/** The HTTP semantic-convention attributes of a request (stable names). */
+function requestAttributes(ctx: Context): Attributes {
+  const { method, req } = ctx;
+  const attributes: Attributes = {
+    [ATTR_HTTP_REQUEST_METHOD]: KNOWN_METHODS.has(method) ? method : '_OTHER',
+    [ATTR_URL_PATH]: ctx.path,
+    [ATTR_URL_SCHEME]: ctx.protocol,
+    [ATTR_NETWORK_PROTOCOL_VERSION]: req.httpVersion,
+  };
+  if (!KNOWN_METHODS.has(method)) attributes[ATTR_HTTP_REQUEST_METHOD_ORIGINAL] = method;
+  if (ctx.hostname !== '') {
+    attributes[ATTR_SERVER_ADDRESS] = ctx.hostname;
+    attributes[ATTR_SERVER_PORT] = serverPort(ctx);
+  }
+  // The address requestContext worked out, believing X-Forwarded-For only from TRUSTED_PROXIES.
+  const client = (ctx.state as Partial<RequestState>).clientAddress;
+  if (client !== undefined) attributes[ATTR_CLIENT_ADDRESS] = client;
+  const userAgent = req.headers['user-agent'];
+  if (userAgent !== undefined) attributes[ATTR_USER_AGENT_ORIGINAL] = userAgent;
+  return attributes;
+}
+
+/** The port of the Host header, else the scheme's. */
+function serverPort(ctx: Context): number {
+  const port = /:(\d+)$/.exec(ctx.host)?.[1];
+  if (port !== undefined) return Number(port);
+  return ctx.protocol === 'https' ? 443 : 80;
+}
+
+/**
+ * Mounted just before the router: a span per routed operation, named by its operationId (`createPet`), for a
+ * recorded request only. The route is matched here as the router will match it.
+ */
+export function traceOperations(router: Router) {
+  return function operationSpan(ctx: Context, next: Next): Promise<unknown> {
+    if (trace.getActiveSpan()?.isRecording() !== true) return next();
+    const route = router.match(ctx.path, ctx.method).pathAndMethod.findLast((layer) => layer.methods.length > 0);
+    if (route?.name == null) return next();
+    return tracer.startActiveSpan(route.name, { attributes: { [ATTR_HTTP_ROUTE]: route.path } }, async (span) => {
+      try {
+        return await next();
+      } finally {
+        span.end();
+      }
+    });
+  };
+}
+
+/**
+ * For the app's 'error' event (an error that became an unanticipated 5xx): its exception on the server span. The
+ * error mapping emits it within the request's context, so the active span is the request's.
+ */
+export function recordUnexpectedError(error: unknown): void {
+  const span = trace.getActiveSpan();
+  if (span?.isRecording() === true) span.recordException(error instanceof Error ? error : String(error));
+}
+
+function recordFailure(span: Span, error: unknown): void {
+  span.recordException(error instanceof Error ? error : String(error));
+  span.setStatus({ code: SpanStatusCode.ERROR });
+}
 
 const AsyncFunction = (async () => {}).constructor;
 
@@ -21,8 +153,8 @@ export const TRACED_USE_CASES: readonly string[] = Object.getOwnPropertyNames(Pe
 );
 
 /**
- * The catalog whose use cases each run in a span of their own, named by the core's method (`PetCatalog.addPet`):
- * the router's span beneath the request already carries the operation's name (createPet).
+ * The catalog whose use cases each run in a span of their own, named by the core's method (`PetCatalog.addPet`),
+ * beneath the operation's span (createPet).
  */
 export class TracedPetCatalog extends PetCatalog {}
 
@@ -39,7 +171,7 @@ type UseCase = (this: PetCatalog, ...args: unknown[]) => Promise<unknown>;
 function traced(spanName: string, useCase: UseCase): UseCase {
   return function (...args) {
     // A request its sampler left unrecorded gets no use-case span either: it could never be exported.
-    if (trace.getActiveSpan()?.isRecording() === false) return useCase.apply(this, args);
+    if (trace.getActiveSpan()?.isRecording() !== true) return useCase.apply(this, args);
     return tracer.startActiveSpan(spanName, async (span) => {
       try {
         return await useCase.apply(this, args);
@@ -53,20 +185,5 @@ function traced(spanName: string, useCase: UseCase): UseCase {
         span.end();
       }
     });
-  };
-}
-
-/**
- * Answers each traced request with its trace and server span in a `traceresponse` header (W3C Trace Context
- * Level 2), so a client can quote the trace. The listener runs in the server span's context (instrumentation-http).
- */
-export function withTraceResponse(listener: RequestListener): RequestListener {
-  return (request, response) => {
-    const span = trace.getActiveSpan();
-    if (span !== undefined) {
-      const { traceId, spanId, traceFlags } = span.spanContext();
-      response.setHeader('traceresponse', `00-${traceId}-${spanId}-${traceFlags.toString(16).padStart(2, '0')}`);
-    }
-    listener(request, response);
   };
 }
