@@ -34,29 +34,35 @@ const tracer = trace.getTracer('animal-store-service');
 const UNTRACED_PATHS = new Set<string>([PROBE_ROUTES.live, PROBE_ROUTES.ready, METRICS_ROUTE]);
 /** The methods the HTTP semantic conventions know; any other is `_OTHER`, and its span is named `HTTP`. */
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH', 'QUERY']);
+const SERVER_SPAN = Object.freeze({ kind: SpanKind.SERVER });
 
 /**
  * The first middleware: the request's server span, continuing the caller's traceparent, sampled once by the
  * configured sampler, and named in a `traceresponse` header (W3C Trace Context Level 2) so a client can quote it.
  */
 export function traceRequests() {
-  return async function serverSpan(ctx: Context, next: Next): Promise<void> {
+  return function serverSpan(ctx: Context, next: Next): Promise<unknown> {
     if (UNTRACED_PATHS.has(ctx.path)) return next();
+    const method = ctx.req.method ?? 'GET';
     const parent = propagation.extract(context.active(), ctx.req.headers);
-    const span = tracer.startSpan(KNOWN_METHODS.has(ctx.method) ? ctx.method : 'HTTP', { kind: SpanKind.SERVER }, parent);
+    const span = tracer.startSpan(KNOWN_METHODS.has(method) ? method : 'HTTP', SERVER_SPAN, parent);
     ctx.response.set('traceresponse', traceResponse(span));
     const active = trace.setSpan(parent, span);
-    if (!span.isRecording()) return context.with(active, next);
-    try {
-      await context.with(active, next);
-    } catch (error) {
-      // Only a failure of the error mapping itself gets here; Koa answers it with a 500.
-      recordFailure(span, error);
-      throw error;
-    } finally {
-      endServerSpan(span, ctx);
-    }
+    // Not async itself: an unsampled request's chain runs as it would untraced, without one more promise.
+    return span.isRecording() ? recorded(span, ctx, () => context.with(active, next)) : context.with(active, next);
   };
+}
+
+async function recorded(span: Span, ctx: Context, chain: () => Promise<unknown>): Promise<void> {
+  try {
+    await chain();
+  } catch (error) {
+    // Only a failure of the error mapping itself gets here; Koa answers it with a 500.
+    recordFailure(span, error);
+    throw error;
+  } finally {
+    endServerSpan(span, ctx);
+  }
 }
 
 function traceResponse(span: Span): string {
