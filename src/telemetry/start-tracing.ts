@@ -1,7 +1,6 @@
 import { register } from 'node:module';
 import { setGlobalErrorHandler } from '@opentelemetry/core';
 import { MongoDBInstrumentation } from '@opentelemetry/instrumentation-mongodb';
-import { PinoInstrumentation } from '@opentelemetry/instrumentation-pino';
 import { NodeSDK, type NodeSDKConfiguration } from '@opentelemetry/sdk-node';
 import { createAddHookMessageChannel } from 'import-in-the-middle';
 import { exportFailureLog } from './export-failure-log.js';
@@ -11,7 +10,7 @@ let sdk: NodeSDK | undefined;
 
 /**
  * Starts the OpenTelemetry Node SDK configured by its OTEL_* variables (exporter, protocol, endpoint, sampler,
- * resource, propagators) with the instrumentations of the MongoDB driver and pino; the service starts each request's
+ * resource, propagators) with the instrumentation of the MongoDB driver (log lines get their trace ids from logger.ts's mixin); the service starts each request's
  * server span itself (request-tracing.ts). Traces only: metrics stay on /metrics and logs on stdout.
  * `spanProcessors` replace the exporter the variables choose (tests).
  */
@@ -26,8 +25,6 @@ export async function startTracing(spanProcessors?: NodeSDKConfiguration['spanPr
       // Statements are recorded with every value replaced by '?' (the default): no name or key reaches a span.
       // A command outside any request's span (start-up, readiness) makes none (requireParentSpan).
       new MongoDBInstrumentation({ enhancedDatabaseReporting: false, requireParentSpan: true }),
-      // Correlation only (trace_id, span_id in each line); the lines themselves still go to stdout.
-      new PinoInstrumentation({ disableLogSending: true }),
     ],
     metricReaders: [],
     logRecordProcessors: [],
