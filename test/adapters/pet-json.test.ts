@@ -36,4 +36,12 @@ describe('pet JSON', () => {
     petsJson([pet, pet, pet]);
     expect(String(first)).toBe('{"id":7,"name":"Rex ✓","categoryId":9223372036854775807,"status":"sold"}');
   });
+
+  it('keeps pets by value, not by object: a copy reads the same JSON, a pet stored anew under the same id its own', () => {
+    const pet: Pet = { id: 8n, name: 'Tom', categoryId: 1n };
+    petJson(pet);
+    expect(petJson({ ...pet })).toBe('{"id":8,"name":"Tom","categoryId":1}');
+    expect(petJson({ ...pet, name: 'Tim', status: 'pending' })).toBe('{"id":8,"name":"Tim","categoryId":1,"status":"pending"}');
+    expect(petJson({ ...pet, categoryId: 2n })).toBe('{"id":8,"name":"Tom","categoryId":2}');
+  });
 });
