@@ -36,7 +36,7 @@ export async function createLogger(settings: LogSettings, destination?: Destinat
     level: settings.logLevel,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     // pino's documented mixin rather than instrumentation-pino's wrapping of pino: same fields, a fraction of the cost.
-    ...(settings.tracing === true ? { mixin: (await import('./trace-log-fields.js')).traceLogFields } : {}),
+    ...(settings.tracing === true ? (await import('./trace-log-fields.js')).TRACE_LOG_OPTIONS : {}),
   };
   if (destination !== undefined) return pino(options, destination);
   const pretty = wantsPretty(settings) ? await prettyStream(settings.logFormat === 'pretty') : undefined;
