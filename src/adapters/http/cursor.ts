@@ -1,6 +1,7 @@
 import { hash, timingSafeEqual } from 'node:crypto';
 import { PET_STATUSES, type PetId, type PetStatus } from '../../core/pet.js';
 import { ApiError } from './api-error.js';
+import { memoized } from './memoized.js';
 
 /*
  * A cursor is opaque to clients: version, the last id returned and the status filter, sealed with a
@@ -19,17 +20,28 @@ const seal = (payload: Buffer) => hash('sha256', Buffer.concat([MAC_KEY, payload
 
 const statusIndexOf = (status: PetStatus | undefined) => (status === undefined ? 0 : PET_STATUSES.indexOf(status) + 1);
 
+// Sealed once per page boundary rather than on every request for that page: one memory per status filter
+// (index 0: none), keyed by the id's digits.
+const sealers = Array.from({ length: PET_STATUSES.length + 1 }, (_, statusIndex) =>
+  memoized((afterId) => {
+    const payload = Buffer.alloc(PAYLOAD_BYTES);
+    payload.writeUInt8(VERSION, 0);
+    payload.writeBigInt64BE(BigInt(afterId), 1);
+    payload.writeUInt8(statusIndex, 9);
+    return Buffer.concat([payload, seal(payload)]).toString('base64url');
+  }),
+);
+
 export function encodeCursor(afterId: PetId, status: PetStatus | undefined): string {
-  const payload = Buffer.alloc(PAYLOAD_BYTES);
-  payload.writeUInt8(VERSION, 0);
-  payload.writeBigInt64BE(BigInt(afterId), 1);
-  payload.writeUInt8(statusIndexOf(status), 9);
-  return Buffer.concat([payload, seal(payload)]).toString('base64url');
+  return sealers[statusIndexOf(status)]!(String(afterId));
 }
+
+// Opened once per cursor text: a page deep in a list is asked for again and again. Only genuine ones are kept.
+const opened = memoized((cursor) => Object.freeze(open(cursor)));
 
 /** The id to continue after; throws invalid_cursor when the cursor was altered or belongs to another filter. */
 export function decodeCursor(cursor: string, status: PetStatus | undefined): PetId {
-  const { afterId, statusIndex } = open(cursor);
+  const { afterId, statusIndex } = opened(cursor);
   if (statusIndex !== statusIndexOf(status)) throw invalid('belongs to a different status filter');
   return afterId;
 }
