@@ -191,14 +191,14 @@ describe('health endpoints', () => {
   });
 });
 
-describe('keys sent on one keep-alive connection', () => {
+describe('a key proved on a keep-alive connection', () => {
   const OTHER_KEY = 'other-key-0123456789abcdefghijklmnopqrstuvwxy';
   const twoKeys = useTestServer({ apiKeys: [TEST_API_KEY, OTHER_KEY] });
   const get = (key: string, last = false) =>
     `GET /v1/pets?limit=1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n${last ? 'Connection: close\r\n' : ''}\r\n`;
   const statuses = (exchange: string) => [...exchange.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => Number(match[1]));
 
-  it('are each checked, whatever the connection proved before: a wrong key, another key, the first again', async () => {
+  it('is asked again for every header that differs from the one proved: a wrong key, another key, the first again', async () => {
     // The wrong key has the proved key's length and differs in its last character only.
     const wrong = `${TEST_API_KEY.slice(0, -1)}Z`;
     const exchange = await rawExchange(twoKeys.url, [get(TEST_API_KEY), get(wrong), get(TEST_API_KEY), get(OTHER_KEY), get('nope'), get(OTHER_KEY, true)]);

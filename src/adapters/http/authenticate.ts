@@ -1,3 +1,5 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { Socket } from 'node:net';
 import type { Context, Next } from 'koa';
 import type { ApiKeyId } from '../../ports/api-key-verifier.js';
 import { InvalidApiKey } from '../../core/errors.js';
@@ -6,6 +8,14 @@ import type { RateLimits } from '../../ports/rate-limiter.js';
 import type { HttpMetrics } from './http-metrics.js';
 import { assertNotBlocked, consumeKeyQuota, RateLimited, recordAuthFailure } from './rate-limits.js';
 import type { RequestState } from './request-context.js';
+
+/** The Authorization header a connection last proved, with its key's id. */
+interface ProvenKey {
+  readonly header: string;
+  readonly keyId: ApiKeyId;
+}
+const PROVEN_KEY = Symbol('key proved on this connection');
+type KeyedSocket = Socket & { [PROVEN_KEY]?: ProvenKey };
 
 // RFC 9110 §11.1: the scheme is case-insensitive; RFC 6750 §2.1: b64token characters only.
 const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
@@ -62,13 +72,30 @@ function authenticateRequest(ctx: Context, catalog: PetCatalog, limits: RateLimi
   const address = state.clientAddress;
   const failures = limits.authFailures;
   if (failures !== undefined) assertNotBlocked(failures, address);
+  const header = ctx.req.headers.authorization;
+  const socket = ctx.req.socket as KeyedSocket;
   let keyId: ApiKeyId;
-  try {
-    keyId = catalog.authenticate(bearerToken(ctx.req.headers.authorization));
-  } catch (error) {
-    if (error instanceof InvalidApiKey && failures !== undefined) recordAuthFailure(failures, address);
-    throw error;
+  // A keep-alive connection sends the same header on every request: once the key was proved on it, the
+  // SHA-256 and the comparisons with every configured key run once per connection, not per request. The
+  // comparison takes the same time wherever the texts differ: behind a proxy that reuses one connection
+  // for many callers, the header it holds may be someone else's.
+  const proven = socket[PROVEN_KEY];
+  if (proven !== undefined && header !== undefined && sameText(proven.header, header)) keyId = proven.keyId;
+  else {
+    try {
+      keyId = catalog.authenticate(bearerToken(header));
+    } catch (error) {
+      if (error instanceof InvalidApiKey && failures !== undefined) recordAuthFailure(failures, address);
+      throw error;
+    }
+    socket[PROVEN_KEY] = { header: header!, keyId };
   }
   state.apiKeyId = keyId;
   if (limits.perKey !== undefined) consumeKeyQuota(ctx, limits.perKey, keyId);
+}
+
+/** Equality in time that depends on the lengths only, not on where the texts differ. */
+function sameText(a: string, b: string): boolean {
+  const [left, right] = [Buffer.from(a), Buffer.from(b)];
+  return left.length === right.length && timingSafeEqual(left, right);
 }
