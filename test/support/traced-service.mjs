@@ -7,19 +7,8 @@ import { startTracing } from '../../dist/telemetry/start-tracing.js';
 const finished = new InMemorySpanExporter();
 await startTracing([new SimpleSpanProcessor({ exporter: finished })]);
 
-const { loadConfig } = await import('../../dist/config/load-config.js');
-const { createLogger } = await import('../../dist/telemetry/logger.js');
-const { startService } = await import('../../dist/server/start-service.js');
-
-const config = { ...loadConfig(), tracing: true };
-const logger = await createLogger(config);
-const throwing = (ctx, next) => {
-  if (ctx.get('X-Test-Throw') === 'plain') throw new Error('an unexpected failure');
-  return next();
-};
-const service = await startService(config, { logger, middleware: [throwing] });
-logger.info({ url: `${service.url}/v1` }, 'listening');
-logger.flush();
+const { startThrowingService } = await import('./start-throwing-service.mjs');
+const service = await startThrowingService({ tracing: true });
 
 const plain = (span) => ({
   name: span.name,
