@@ -15,24 +15,24 @@ export class LoggedPetRepository implements PetRepository {
     private readonly logger: Logger,
   ) {}
 
-  add(pet: NewPet): Promise<Pet> {
-    return this.logged('add', () => this.pets.add(pet), (stored) => ({ outcome: 'stored', petId: String(stored.id) }));
+  add(pet: NewPet, arrivedAt?: number): Promise<Pet> {
+    return this.logged('add', () => this.pets.add(pet, arrivedAt), (stored) => ({ outcome: 'stored', petId: String(stored.id) }));
   }
 
-  addOnce(pet: NewPet, idempotency: IdempotentCreate): Promise<Added> {
+  addOnce(pet: NewPet, idempotency: IdempotentCreate, arrivedAt?: number): Promise<Added> {
     return this.logged(
       'addOnce',
-      () => this.pets.addOnce(pet, idempotency),
+      () => this.pets.addOnce(pet, idempotency, arrivedAt),
       ({ pet: stored, replayed }) => ({ outcome: replayed ? 'replayed' : 'stored', petId: String(stored.id) }),
     );
   }
 
-  findById(id: PetId): Promise<Pet | undefined> {
-    return this.logged('findById', () => this.pets.findById(id), (pet) => ({ outcome: pet === undefined ? 'not_found' : 'found', petId: String(id) }));
+  findById(id: PetId, arrivedAt?: number): Promise<Pet | undefined> {
+    return this.logged('findById', () => this.pets.findById(id, arrivedAt), (pet) => ({ outcome: pet === undefined ? 'not_found' : 'found', petId: String(id) }));
   }
 
-  list(query: PetListQuery): Promise<Pet[]> {
-    return this.logged('list', () => this.pets.list(query), (pets) => ({ outcome: 'listed', pets: pets.length }));
+  list(query: PetListQuery, arrivedAt?: number): Promise<Pet[]> {
+    return this.logged('list', () => this.pets.list(query, arrivedAt), (pets) => ({ outcome: 'listed', pets: pets.length }));
   }
 
   count(): Promise<number> {

@@ -58,12 +58,14 @@ export function createHttpApp(deps: HttpAppDeps): Koa {
   const debug = deps.logger.isLevelEnabled('debug');
   const idempotency = debug ? { ...deps.idempotency, logReplay: replayLog(deps.logger) } : deps.idempotency;
   const router = allRoutes({ ...deps, idempotency });
-  const observer = new RequestObserver(deps.logger, deps.metrics, new Set([PROBE_ROUTES.live, PROBE_ROUTES.ready, METRICS_ROUTE]));
+  // Probes and scrapes: logged at debug when they succeed, and never traced.
+  const machineRoutes = new Set([PROBE_ROUTES.live, PROBE_ROUTES.ready, METRICS_ROUTE]);
+  const observer = new RequestObserver(deps.logger, deps.metrics, machineRoutes);
   const tracing = deps.tracing;
   if (tracing !== undefined) {
     app.on('error', tracing.recordUnexpectedError);
     // Outermost, so that the request line and everything below are written within the request's span.
-    app.use(tracing.traceRequests());
+    app.use(tracing.traceRequests(machineRoutes));
   }
   app.use(requestContext({ observer, router, trustedProxies: trustedProxyList(deps.trustedProxies ?? []) }));
   app.use(respondWithErrors());

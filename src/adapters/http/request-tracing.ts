@@ -17,8 +17,6 @@ import {
 import type { Context, Next } from 'koa';
 import { DomainError } from '../../core/errors.js';
 import { PetCatalog } from '../../core/pet-catalog.js';
-import { PROBE_ROUTES } from './health-routes.js';
-import { METRICS_ROUTE } from './metrics-routes.js';
 import { dispatchedRoute } from './observe-requests.js';
 import type { RequestState } from './request-context.js';
 
@@ -30,8 +28,6 @@ import type { RequestState } from './request-context.js';
 
 const tracer = trace.getTracer('animal-store-service');
 
-/** Probes and scrapes: frequent, and nothing to follow. */
-const UNTRACED_PATHS = new Set<string>([PROBE_ROUTES.live, PROBE_ROUTES.ready, METRICS_ROUTE]);
 /** The methods the HTTP semantic conventions know; any other is `_OTHER`, and its span is named `HTTP`. */
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH', 'QUERY']);
 const SERVER_SPAN = Object.freeze({ kind: SpanKind.SERVER });
@@ -39,10 +35,11 @@ const SERVER_SPAN = Object.freeze({ kind: SpanKind.SERVER });
 /**
  * The first middleware: the request's server span, continuing the caller's traceparent, sampled once by the
  * configured sampler, and named in a `traceresponse` header (W3C Trace Context Level 2) so a client can quote it.
+ * `untraced`: the paths of probes and scrapes, frequent and with nothing to follow.
  */
-export function traceRequests() {
+export function traceRequests(untraced: ReadonlySet<string>) {
   return function serverSpan(ctx: Context, next: Next): Promise<unknown> {
-    if (UNTRACED_PATHS.has(ctx.path)) return next();
+    if (untraced.has(ctx.path)) return next();
     const method = ctx.req.method ?? 'GET';
     const parent = propagation.extract(context.active(), ctx.req.headers);
     const span = tracer.startSpan(KNOWN_METHODS.has(method) ? method : 'HTTP', SERVER_SPAN, parent);
