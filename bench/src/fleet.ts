@@ -21,6 +21,29 @@ export async function startFleet(names: readonly ServerName[], settings: StartSe
   }
 }
 
+/** The servers of a run: started once, or afresh for each peak round (--rounds). Stopping stops the current set. */
+export class Fleet {
+  private running: PerServer<BenchServer> | undefined;
+
+  constructor(
+    private readonly names: readonly ServerName[],
+    private readonly settings: StartSettings,
+  ) {}
+
+  /** Stops the servers running (if any) and starts new processes of every one. */
+  async restart(): Promise<PerServer<BenchServer>> {
+    await this.stop();
+    this.running = await startFleet(this.names, this.settings);
+    return this.running;
+  }
+
+  async stop(): Promise<void> {
+    const running = this.running;
+    this.running = undefined;
+    if (running !== undefined) await stopFleet(running);
+  }
+}
+
 export async function stopFleet(servers: PerServer<BenchServer>): Promise<void> {
   await Promise.all(Object.values(servers).map((server) => server.stop()));
 }

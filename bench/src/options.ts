@@ -8,8 +8,10 @@ export interface BenchOptions {
   readonly connections: number;
   /** Seconds per workload per server per round, and per half-peak run. */
   readonly duration: number;
-  /** Seconds of unrecorded load per workload per server before the first round. */
+  /** Seconds of unrecorded load per workload per server before the first round (each round, on fresh processes). */
   readonly warmup: number;
+  /** Whether every peak round starts every server afresh (the default), or all rounds run on one set of processes. */
+  readonly freshProcesses: boolean;
   readonly storage: 'memory' | 'mongodb';
   /** Store size for the scale run (reads at 1,000 pets, then at this many); undefined for the normal run. */
   readonly scale: number | undefined;
@@ -38,10 +40,12 @@ export interface BenchOptions {
 
 export const USAGE = `Usage: npm run bench -- [options]
   --pets N          pets preloaded into each server before measuring (default 1000)
-  --rounds N        interleaved rounds at peak load (default 3)
+  --rounds N        interleaved rounds at peak load (default 3), each on fresh processes of every server: two
+                    processes of one build differ by up to 30% at peak here, and stay apart for their lifetime
+  --same-processes  run every round on the same processes (one start, preload and warm-up; quicker, noisier)
   --connections N   keep-alive connections at peak and for the half-peak runs (default 32)
   --duration S      seconds per workload, server and round, and per half-peak run (default 5)
-  --warmup S        unrecorded seconds per workload and server before round 1 (default 1)
+  --warmup S        unrecorded seconds per workload and server before each round's first run (default 1)
   --storage memory|mongodb   the service's storage (default memory); mongodb runs on MONGODB_URL, else on a
                     mongod already on this machine (mongodb-memory-server), else on the offline jongodb.
                     The yardsticks always keep their pets in memory.
@@ -81,6 +85,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       connections: { type: 'string', default: '32' },
       duration: { type: 'string', default: '5' },
       warmup: { type: 'string', default: '1' },
+      'same-processes': { type: 'boolean', default: false },
       storage: { type: 'string', default: 'memory' },
       scale: { type: 'string' },
       startups: { type: 'string', default: '5' },
@@ -106,6 +111,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     connections: count('connections', values.connections, 1),
     duration: seconds('duration', values.duration, 0.1),
     warmup: seconds('warmup', values.warmup, 0),
+    freshProcesses: !values['same-processes'],
     storage: values.storage,
     scale: values.scale === undefined ? undefined : count('scale', values.scale, 1001),
     startups: count('startups', values.startups, 0),

@@ -14,6 +14,12 @@ interface Plan {
   readonly requests: readonly (readonly [Target, RequestSource])[];
 }
 
+/** Which peak rounds a call runs: all of them on one set of processes, or one on fresh ones. */
+export interface RoundSpan {
+  readonly first: number;
+  readonly count: number;
+}
+
 /**
  * Peak load: each workload on every server, round after round, closed loop at `connections`. Within a
  * round the servers take turns per workload, and who goes first rotates every round, so drift on a noisy
@@ -25,6 +31,7 @@ export async function runRounds(
   options: BenchOptions,
   apiKey: string,
   machine?: MachineProbe,
+  span: RoundSpan = { first: 1, count: options.rounds },
 ): Promise<WorkloadFigures[]> {
   const plans = workloads.map((workload) => plan(workload, targets));
   const peak = (target: Target, source: RequestSource, duration: number) => {
@@ -37,7 +44,7 @@ export async function runRounds(
     for (const { requests } of plans) for (const [target, source] of requests) await peak(target, source, options.warmup);
   }
   const runs = plans.map(() => new Map<ServerName, Measurement[]>());
-  for (let round = 1; round <= options.rounds; round++) {
+  for (let round = span.first; round < span.first + span.count; round++) {
     for (const [i, { workload, requests }] of plans.entries()) {
       for (const [target, source] of rotate(requests, round - 1)) {
         const result = await peak(target, source, options.duration);

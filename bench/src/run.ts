@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { pinCores } from './cpu-pinning.js';
-import { coldStarts, startFleet, stopFleet } from './fleet.js';
+import { coldStarts, Fleet } from './fleet.js';
 import { parseOptions, USAGE, type BenchOptions } from './options.js';
 import { freshDbName, startMongoServer } from './mongo-server.js';
 import { scaleRun } from './scale-run.js';
@@ -50,13 +50,13 @@ async function main(options: BenchOptions, mongo: { readonly url: string; readon
   const names: readonly ServerName[] =
     options.scale === undefined ? ['service', ...baseline, ...traced, ...memoryToo, ...options.yardsticks] : ['service', 'node:http'];
   const coldStartsMs = options.scale === undefined ? await coldStarts(options.startups, settings) : [];
-  const servers = await startFleet(names, settings);
+  const fleet = new Fleet(names, settings);
   // Stalls of an idle process on the servers' CPU, read beside every run: the machine's share of theirs.
   const machineProbe = options.scale === undefined ? await startMachineProbe(settings.prefix) : undefined;
   try {
     const report = options.scale === undefined
-      ? await throughputRun(servers, options, apiKey, coldStartsMs, machineProbe)
-      : await scaleRun(servers, options.scale, options, apiKey);
+      ? await throughputRun(fleet, options, apiKey, coldStartsMs, machineProbe)
+      : await scaleRun(await fleet.restart(), options.scale, options, apiKey);
     const cpus = os.cpus();
     const machine = { cpus: cpus.length, cpuModel: cpus[0]?.model, node: process.version, platform: `${os.platform()} ${os.release()}`, loadAverage: os.loadavg(), pinning: pinning.note };
     process.stdout.write(`${report.markdown}\n\nMachine: ${machine.cpus} CPUs, ${machine.node}, ${machine.platform}, ${pinning.note}; ` +
@@ -72,7 +72,7 @@ async function main(options: BenchOptions, mongo: { readonly url: string; readon
     }
   } finally {
     await machineProbe?.stop();
-    await stopFleet(servers);
+    await fleet.stop();
   }
 }
 

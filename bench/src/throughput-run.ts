@@ -1,9 +1,9 @@
-import { preloadAll, targetsAt } from './fleet.js';
+import { preloadAll, targetsAt, type Fleet } from './fleet.js';
 import type { BenchOptions } from './options.js';
-import { failures, fixed, mib, table, type PerServer } from './report.js';
-import { runHalfPeak, runRounds } from './rounds.js';
+import { failures, fixed, mib, summarize, table, type PerServer, type WorkloadFigures } from './report.js';
+import { runHalfPeak, runRounds, type RoundSpan } from './rounds.js';
 import { memory } from './proc-stats.js';
-import { MEMORY_YARDSTICKS, MONGO_YARDSTICK, type BenchServer, type MachineProbe, type ServerName } from './servers.js';
+import { MEMORY_YARDSTICKS, MONGO_YARDSTICK, type MachineProbe, type ServerName } from './servers.js';
 import { halfPeakTable, LABELS, loopTable, mongoTable, peakTable, ratioTable, startupTable, tracingTable } from './tables.js';
 import { WORKLOADS } from './workloads.js';
 
@@ -13,23 +13,40 @@ export interface RunReport {
   readonly figures: object;
 }
 
-/** The normal run: every workload at peak on every server, then at half the service's peak, then the tables. */
+/**
+ * The normal run: every workload at peak on every server, then at half the service's peak (on the last round's
+ * processes), then the tables. Start-up and preload figures are the first processes'; memory the last ones'.
+ */
 export async function throughputRun(
-  servers: PerServer<BenchServer>,
+  fleet: Fleet,
   options: BenchOptions,
   apiKey: string,
   coldStartsMs: readonly number[],
   machine?: MachineProbe,
 ): Promise<RunReport> {
-  const names = Object.keys(servers) as ServerName[];
-  const loadRate = await preloadAll(servers, apiKey, 1, options.pets);
-  const targets = await targetsAt(servers, apiKey, options.pets);
   const workloads = WORKLOADS.filter((workload) => options.workloads.includes(workload.key));
-  const peak = await runRounds(targets, workloads, options, apiKey, machine);
+  const spans: RoundSpan[] = options.freshProcesses
+    ? Array.from({ length: options.rounds }, (_, i) => ({ first: i + 1, count: 1 }))
+    : [{ first: 1, count: options.rounds }];
+  const first = await fleet.restart();
+  const names = Object.keys(first) as ServerName[];
+  const loadRate = await preloadAll(first, apiKey, 1, options.pets);
+  let servers = first;
+  let targets = await targetsAt(servers, apiKey, options.pets);
+  const peaks: WorkloadFigures[][] = [];
+  for (const [i, span] of spans.entries()) {
+    if (i > 0) {
+      servers = await fleet.restart();
+      await preloadAll(servers, apiKey, 1, options.pets);
+      targets = await targetsAt(servers, apiKey, options.pets);
+    }
+    peaks.push(await runRounds(targets, workloads, options, apiKey, machine, span));
+  }
+  const peak = allRounds(peaks);
   const halfPeak = options.halfPeak ? await runHalfPeak(targets, workloads, peak, options, apiKey, machine) : [];
   const peakRss = Object.fromEntries(names.map((name) => [name, memory(servers[name]!.pid).peakRss])) as PerServer<number>;
   const markdown = [
-    `### Peak: ${options.connections} connections, closed loop; medians of ${options.rounds} round(s) of ${options.duration} s`,
+    `### Peak: ${options.connections} connections, closed loop; medians of ${options.rounds} round(s) of ${options.duration} s${options.freshProcesses ? ', each on fresh processes' : ' on one set of processes'}`,
     ...(names.includes('service-memory')
       ? ['The MongoDB path: the service on MongoDB storage against plain Koa + the mongodb driver on the same MongoDB server', '',
         ratioTable(peak, 'service', [MONGO_YARDSTICK]), '',
@@ -49,7 +66,7 @@ export async function throughputRun(
     loopTable(peak, halfPeak, names),
     '',
     '### Start-up',
-    startupTable(servers, names, coldStartsMs),
+    startupTable(first, names, coldStartsMs),
     '',
     '### MongoDB round trips (peak runs)',
     // A memory run sends no command: its 0.00 per request would read like a measured MongoDB figure.
@@ -62,6 +79,15 @@ export async function throughputRun(
     ]),
   ].join('\n');
   const runs = [...peak.flatMap((f) => Object.values(f.servers)), ...halfPeak.flatMap((f) => Object.values(f.servers).flatMap((s) => s.rounds))];
-  const startups = Object.fromEntries(names.map((n) => [n, { listeningMs: servers[n]!.listeningMs, readyMs: servers[n]!.readyMs }]));
+  const startups = Object.fromEntries(names.map((n) => [n, { listeningMs: first[n]!.listeningMs, readyMs: first[n]!.readyMs }]));
   return { markdown, failures: failures(runs), figures: { workloads: peak, halfPeak, peakRss, startups, coldStartsMs, loadRate } };
+}
+
+/** Each workload's figures over the rounds of every set of processes, as if run on one. */
+function allRounds(peaks: readonly (readonly WorkloadFigures[])[]): WorkloadFigures[] {
+  return peaks[0]!.map((figures, i) => {
+    const names = Object.keys(figures.servers) as ServerName[];
+    const servers = Object.fromEntries(names.map((name) => [name, summarize(peaks.flatMap((p) => p[i]!.servers[name]?.rounds ?? []))]));
+    return { ...figures, servers };
+  });
 }
