@@ -6,6 +6,8 @@ import type { BenchServer, MachineProbe } from './servers.js';
 
 /** One timed run of a workload on one server, with what the server reported around it. */
 export interface Measurement extends LoadResult {
+  /** The server process measured: each peak round starts its own unless --same-processes. */
+  readonly pid: number;
   /** Server CPU (user + system) per response, microseconds. */
   readonly cpuUsPerReq: number;
   /** Share of the run's wall time the server's event loop was ready to run but another process held its CPU, %. */
@@ -59,9 +61,9 @@ export async function measure<R extends LoadResult>(
   const perRequest = (seconds: number) => (seconds * 1e6) / Math.max(1, result.requests);
   const cpuUsPerReq = perRequest(cpu);
   const mongoServer = server.mongoServerPid === undefined ? {} : { mongoServerCpuUsPerReq: perRequest(cpuSeconds(server.mongoServerPid) - mongoCpuBefore) };
-  if (server.mongoCommands === undefined) return { ...result, cpuUsPerReq, cpuWaitPct, clientWaitPct, loop, machineLoop, ...mongoServer };
-  const mongoCommands = commandsBetween(mongoBefore ?? null, await server.mongoCommands());
-  return { ...result, cpuUsPerReq, cpuWaitPct, clientWaitPct, loop, machineLoop, ...mongoServer, mongoCommands };
+  const figures = { ...result, pid: server.pid, cpuUsPerReq, cpuWaitPct, clientWaitPct, loop, machineLoop, ...mongoServer };
+  if (server.mongoCommands === undefined) return figures;
+  return { ...figures, mongoCommands: commandsBetween(mongoBefore ?? null, await server.mongoCommands()) };
 }
 
 /**

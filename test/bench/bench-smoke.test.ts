@@ -11,8 +11,8 @@ const SERVERS = ['service', 'node:http', 'koa', 'koa-features', 'fastify'];
 
 interface Run { readonly requests: number; readonly errors: number; readonly non2xx: number }
 interface Figures {
-  readonly workloads: readonly { workload: string; skipped?: string; servers: Record<string, Run> }[];
-  readonly halfPeak: readonly { workload: string; skipped?: string; rate: number; servers: Record<string, Run & { p99: number; machineLoopMaxMs: number; rounds: readonly (Run & { p99: number; machineLoop: { maxMs: number } | null })[] }> }[];
+  readonly workloads: readonly { workload: string; skipped?: string; servers: Record<string, Run & { rounds: readonly { pid: number }[] }> }[];
+  readonly halfPeak: readonly { workload: string; skipped?: string; rate: number; servers: Record<string, Run & { p99: number; machineLoopMaxMs: number; rounds: readonly (Run & { pid: number; p99: number; machineLoop: { maxMs: number } | null })[] }> }[];
 }
 
 // A tiny run of `npm run bench`: it checks that the harness works end to end, never how fast anything is.
@@ -40,6 +40,16 @@ describe('npm run bench (smoke)', () => {
       for (const [name, run] of Object.entries(servers)) {
         expect({ workload, name, errors: run.errors, non2xx: run.non2xx }).toEqual({ workload, name, errors: 0, non2xx: 0 });
       }
+    }
+  });
+
+  it('runs each peak round on fresh processes of every server, and half peak on the last ones', () => {
+    for (const { servers } of figures.workloads) {
+      for (const run of Object.values(servers)) expect(new Set(run.rounds.map((round) => round.pid)).size).toBe(2);
+    }
+    const lastPids = new Set(figures.workloads.flatMap(({ servers }) => Object.values(servers).map((run) => run.rounds[1]!.pid)));
+    for (const { servers } of figures.halfPeak) {
+      for (const run of Object.values(servers)) for (const round of run.rounds) expect(lastPids.has(round.pid)).toBe(true);
     }
   });
 
