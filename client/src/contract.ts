@@ -25,11 +25,11 @@ export interface Pet {
 }
 
 export const ERROR_CODES = ['validation_failed', 'missing_api_key', 'invalid_api_key', 'pet_not_found', 'storage_unavailable', 'idempotency_key_reused', 'malformed_request', 'malformed_json', 'invalid_cursor', 'invalid_idempotency_key', 'not_found', 'method_not_allowed', 'request_timeout', 'operation_removed', 'payload_too_large', 'unsupported_media_type', 'rate_limited', 'headers_too_large', 'internal_error', 'not_implemented'] as const;
-/** Machine-readable error code, stable snake_case (listed in the README). */
+/** Machine-readable error code, stable snake_case: one of the values listed here. */
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export interface ErrorBody {
-  /** Machine-readable error code, stable snake_case (listed in the README). */
+  /** Machine-readable error code, stable snake_case: one of the values listed here. */
   readonly code: ErrorCode;
   /** Human-readable description. */
   readonly message: string;

@@ -58,7 +58,7 @@ export const PetsSchema = z.array(PetSchema).meta({ id: 'Pets' });
 
 export const ErrorSchema = z
   .object({
-    code: z.enum(ERROR_CODES).meta({ description: 'Machine-readable error code, stable snake_case (listed in the README).' }),
+    code: z.enum(ERROR_CODES).meta({ description: 'Machine-readable error code, stable snake_case: one of the values listed here.' }),
     message: z.string().meta({ description: 'Human-readable description.' }),
     status: z.int().min(100).max(599).meta({ description: 'The HTTP status code of the response.' }),
   })
