@@ -9,9 +9,9 @@ import type { HttpMetrics } from './http-metrics.js';
 import { assertNotBlocked, consumeKeyQuota, RateLimited, recordAuthFailure } from './rate-limits.js';
 import type { RequestState } from './request-context.js';
 
-/** The Authorization header a connection last proved, with its key's id. */
+/** The Authorization header a connection last proved (its bytes, as compared), with its key's id. */
 interface ProvenKey {
-  readonly header: string;
+  readonly header: Buffer;
   readonly keyId: ApiKeyId;
 }
 const PROVEN_KEY = Symbol('key proved on this connection');
@@ -80,7 +80,7 @@ function authenticateRequest(ctx: Context, catalog: PetCatalog, limits: RateLimi
   // comparison takes the same time wherever the texts differ: behind a proxy that reuses one connection
   // for many callers, the header it holds may be someone else's.
   const proven = socket[PROVEN_KEY];
-  if (proven !== undefined && header !== undefined && sameText(proven.header, header)) keyId = proven.keyId;
+  if (proven !== undefined && header !== undefined && sameBytes(proven.header, header)) keyId = proven.keyId;
   else {
     try {
       keyId = catalog.authenticate(bearerToken(header));
@@ -88,14 +88,17 @@ function authenticateRequest(ctx: Context, catalog: PetCatalog, limits: RateLimi
       if (error instanceof InvalidApiKey && failures !== undefined) recordAuthFailure(failures, address);
       throw error;
     }
-    socket[PROVEN_KEY] = { header: header!, keyId };
+    socket[PROVEN_KEY] = { header: headerBytes(header!), keyId };
   }
   state.apiKeyId = keyId;
   if (limits.perKey !== undefined) consumeKeyQuota(ctx, limits.perKey, keyId);
 }
 
-/** Equality in time that depends on the lengths only, not on where the texts differ. */
-function sameText(a: string, b: string): boolean {
-  const [left, right] = [Buffer.from(a), Buffer.from(b)];
-  return left.length === right.length && timingSafeEqual(left, right);
+/** Equality in time that depends on the lengths only, not on where the header differs from the proven one. */
+function sameBytes(proven: Buffer, header: string): boolean {
+  const presented = headerBytes(header);
+  return presented.length === proven.length && timingSafeEqual(presented, proven);
 }
+
+// Node hands header values over as latin1 text, one character per byte.
+const headerBytes = (header: string) => Buffer.from(header, 'latin1');
