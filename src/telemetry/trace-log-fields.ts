@@ -1,18 +1,24 @@
-import { context, isSpanContextValid, trace } from '@opentelemetry/api';
+import { context, trace, TraceFlags } from '@opentelemetry/api';
 import type { LoggerOptions } from 'pino';
 
 const NO_TRACE: Readonly<Record<string, string>> = Object.freeze({});
 
-/** The trace and span of the active context, under the field names OpenTelemetry's log correlation uses. */
+/**
+ * The trace and span of the active context, under the field names OpenTelemetry's log correlation uses, when that
+ * span is sampled: an unsampled request runs without a span (request-tracing.ts), and its ids would name a trace
+ * no backend holds.
+ */
 function traceLogFields(): Readonly<Record<string, string>> {
-  const spanContext = trace.getSpan(context.active())?.spanContext();
-  if (spanContext === undefined || !isSpanContextValid(spanContext)) return NO_TRACE;
-  return { trace_id: spanContext.traceId, span_id: spanContext.spanId, trace_flags: `0${spanContext.traceFlags.toString(16)}` };
+  const span = trace.getSpan(context.active());
+  if (span === undefined) return NO_TRACE;
+  const { traceId, spanId, traceFlags } = span.spanContext();
+  if ((traceFlags & TraceFlags.SAMPLED) === 0) return NO_TRACE;
+  return { trace_id: traceId, span_id: spanId, trace_flags: traceFlags.toString(16).padStart(2, '0') };
 }
 
 /**
- * pino's mixin options when tracing is on: every line written inside a traced context carries its trace. The
- * three fields go onto the line's own object; pino's default would copy every field of the line into the mixin's.
+ * pino's mixin options when tracing is on: every line written inside a sampled request's span carries its trace.
+ * The three fields go onto the line's own object; pino's default would copy every field of the line into the mixin's.
  * Loaded only then (logger.ts), so tracing off loads nothing of OpenTelemetry.
  */
 export const TRACE_LOG_OPTIONS: Pick<LoggerOptions, 'mixin' | 'mixinMergeStrategy'> = {

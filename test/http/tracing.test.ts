@@ -1,3 +1,4 @@
+import { Agent, get } from 'node:http';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freshDbName } from '../support/mongo-server.js';
@@ -56,6 +57,28 @@ async function requestLine(requestId: string): Promise<Record<string, unknown> |
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   return undefined;
+}
+
+/** The trace fields of a log line (trace-log-fields.ts). */
+function traceFieldsOf(line: Record<string, unknown> | undefined): Record<string, unknown> {
+  expect(line, 'a request line').toBeDefined();
+  return Object.fromEntries(Object.entries(line!).filter(([key]) => ['trace_id', 'span_id', 'trace_flags'].includes(key)));
+}
+
+/** A GET through `agent`, answering its trace id and the local port of the connection it went over. */
+function callOn(agent: Agent, path: string, headers: Record<string, string>): Promise<{ traceId: string; socket: number }> {
+  return new Promise((resolve, reject) => {
+    const request = get(`${url}${path}`, { agent, headers: { Authorization: `Bearer ${TEST_API_KEY}`, ...headers } }, (response) => {
+      response.resume();
+      response.on('end', () => {
+        expect(response.statusCode).toBe(200);
+        const traceId = TRACE_RESPONSE.exec(String(response.headers.traceresponse))?.[1];
+        expect(traceId, 'a traceresponse header').toBeDefined();
+        resolve({ traceId: traceId!, socket: request.socket!.localPort! });
+      });
+    });
+    request.on('error', reject);
+  });
 }
 
 function traceIdOf(response: Response): string {
@@ -186,7 +209,7 @@ describe(`traces of the built service (${storage} storage)`, () => {
     expect(server).toMatchObject({ status: { code: SpanStatusCode.UNSET }, attributes: { 'http.response.status_code': 404 } });
   });
 
-  it("records nothing of a request its caller did not sample, yet answers traceresponse and logs the caller's trace id", async () => {
+  it('records nothing of a request its caller did not sample and logs it without trace ids, yet answers traceresponse', async () => {
     const callerTrace = '0af7651916cd43dd8448eb211c80319c';
     const callerSpan = 'b7ad6b7169203331';
     const listed = await call('GET', '/v1/pets', { traceparent: `00-${callerTrace}-${callerSpan}-00`, 'X-Request-Id': 'not-sampled' });
@@ -194,10 +217,32 @@ describe(`traces of the built service (${storage} storage)`, () => {
     const [, traceId, spanId] = TRACE_RESPONSE.exec(listed.headers.get('traceresponse') ?? '') ?? [];
     expect([traceId, listed.headers.get('traceresponse')?.slice(-2)]).toEqual([callerTrace, '00']);
     expect(spanId).not.toBe(callerSpan);
-    expect(await requestLine('not-sampled')).toMatchObject({ trace_id: callerTrace, span_id: spanId, trace_flags: '00' });
+    // Ids of a trace no backend holds would only mislead: an unsampled request's lines carry none.
+    expect(traceFieldsOf(await requestLine('not-sampled'))).toEqual({});
     // A sampled request after it: its spans are finished once its server span is, and none is of the caller's trace.
     await spansOf(traceIdOf(await call('GET', '/v1/pets')));
     expect((await finishedSpans()).filter((span) => span.traceId === callerTrace)).toEqual([]);
+  });
+
+  it('carries nothing of a sampled request into an unsampled one on the same connection', async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const sampled = await callOn(agent, '/v1/pets', { 'X-Request-Id': 'sampled-first' });
+      await spansOf(sampled.traceId);
+      const before = (await finishedSpans()).length;
+      const unsampled = await callOn(agent, '/v1/pets', {
+        traceparent: '00-1bf92f3577b34da6a3ce929d0e0e4737-00f067aa0ba902b8-00',
+        'X-Request-Id': 'unsampled-next',
+      });
+      expect(unsampled.socket).toBe(sampled.socket);
+      expect(traceFieldsOf(await requestLine('unsampled-next'))).toEqual({});
+      expect(traceFieldsOf(await requestLine('sampled-first'))).toMatchObject({ trace_id: sampled.traceId, trace_flags: '01' });
+      // A traced request after it: its spans are the only new ones (none of the unsampled request joined a trace).
+      const traced = await spansOf(traceIdOf(await call('GET', '/v1/pets')));
+      expect((await finishedSpans()).length - before).toBe(traced.length);
+    } finally {
+      agent.destroy();
+    }
   });
 
   it('makes no span for the probes', async () => {

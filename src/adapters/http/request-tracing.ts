@@ -44,9 +44,10 @@ export function traceRequests(untraced: ReadonlySet<string>) {
     const parent = propagation.extract(context.active(), ctx.req.headers);
     const span = tracer.startSpan(KNOWN_METHODS.has(method) ? method : 'HTTP', SERVER_SPAN, parent);
     ctx.response.set('traceresponse', traceResponse(span));
-    const active = trace.setSpan(parent, span);
-    // Not async itself: an unsampled request's chain runs as it would untraced, without one more promise.
-    return span.isRecording() ? recorded(span, ctx, () => context.with(active, next)) : context.with(active, next);
+    // An unsampled request runs as it would untraced: no context to carry, as nothing below could record
+    // (use-case spans and MongoDB command spans need a recording parent; log lines take ids from sampled spans).
+    if (!span.isRecording()) return next();
+    return recorded(span, ctx, () => context.with(trace.setSpan(parent, span), next));
   };
 }
 
