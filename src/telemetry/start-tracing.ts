@@ -1,4 +1,5 @@
 import { register } from 'node:module';
+import { context, ROOT_CONTEXT } from '@opentelemetry/api';
 import { setGlobalErrorHandler } from '@opentelemetry/core';
 import { MongoDBInstrumentation } from '@opentelemetry/instrumentation-mongodb';
 import { NodeSDK, type NodeSDKConfiguration } from '@opentelemetry/sdk-node';
@@ -44,7 +45,9 @@ export function tracingStarted(): boolean {
  * one line a minute. Its default handler writes to OpenTelemetry's diag channel, which nothing reads.
  */
 export function logExportFailures(logger: Logger): void {
-  setGlobalErrorHandler(exportFailureLog(logger));
+  const report = exportFailureLog(logger);
+  // Outside any trace: the exporter's timer may have been started within a sampled request, which it is no part of.
+  setGlobalErrorHandler((error) => context.with(ROOT_CONTEXT, report, undefined, error));
 }
 
 /** Ends the SDK, exporting the spans it still holds. */
