@@ -5,6 +5,7 @@ import { MongoDBInstrumentation } from '@opentelemetry/instrumentation-mongodb';
 import { NodeSDK, type NodeSDKConfiguration } from '@opentelemetry/sdk-node';
 import { createAddHookMessageChannel } from 'import-in-the-middle';
 import { exportFailureLog } from './export-failure-log.js';
+import { PooledIdGenerator } from './pooled-id-generator.js';
 import type { Logger } from './logger.js';
 
 let sdk: NodeSDK | undefined;
@@ -27,6 +28,8 @@ export async function startTracing(spanProcessors?: NodeSDKConfiguration['spanPr
       // A command outside any request's span (start-up, readiness) makes none (requireParentSpan).
       new MongoDBInstrumentation({ enhancedDatabaseReporting: false, requireParentSpan: true }),
     ],
+    // Asked for a trace id and a span id by every request, sampled or not.
+    idGenerator: new PooledIdGenerator(),
     metricReaders: [],
     logRecordProcessors: [],
     ...(spanProcessors === undefined ? {} : { spanProcessors }),

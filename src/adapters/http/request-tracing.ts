@@ -23,7 +23,7 @@ import type { RequestState } from './request-context.js';
 /*
  * The service's spans when tracing is on (start-service.ts loads this module only then): a server span per
  * request, a span per routed operation, a span per use case. Only a request the sampler records pays for more
- * than the sampling decision and its context.
+ * than the sampling decision and its traceresponse.
  */
 
 const tracer = trace.getTracer('animal-store-service');

@@ -1,0 +1,22 @@
+import { isValidSpanId, isValidTraceId } from '@opentelemetry/api';
+import { describe, expect, it } from 'vitest';
+import { PooledIdGenerator } from '../../src/telemetry/pooled-id-generator.js';
+
+describe('PooledIdGenerator', () => {
+  it('makes valid ids of 32 and 16 lower-case hex digits, none repeated, across many refills of its pool', () => {
+    const ids = new PooledIdGenerator();
+    const traceIds = Array.from({ length: 1000 }, () => ids.generateTraceId());
+    const spanIds = Array.from({ length: 1000 }, () => ids.generateSpanId());
+    for (const id of traceIds) expect(isValidTraceId(id) && /^[0-9a-f]{32}$/.test(id), id).toBe(true);
+    for (const id of spanIds) expect(isValidSpanId(id) && /^[0-9a-f]{16}$/.test(id), id).toBe(true);
+    expect(new Set([...traceIds, ...spanIds]).size).toBe(2000);
+  });
+
+  it('spreads its digits evenly, as random bytes do', () => {
+    const ids = new PooledIdGenerator();
+    const digits = Array.from({ length: 2000 }, () => ids.generateTraceId()).join('');
+    const counts = [...'0123456789abcdef'].map((digit) => digits.split(digit).length - 1);
+    // 64,000 digits, 4,000 of each expected; a generator stuck on part of the pool would be far off.
+    for (const count of counts) expect(Math.abs(count - 4000)).toBeLessThan(400);
+  });
+});
