@@ -14,8 +14,16 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe('MongoPetRepository, deadlines counted from the request\'s arrival', () => {
   let store: TestStore;
   const commands: string[] = [];
+  // A deadline passed by the time its timer is set must not print Node's TimeoutNegativeWarning to stderr.
+  const warnings: string[] = [];
+  const onWarning = (warning: Error) => warnings.push(String(warning));
+
+  afterAll(() => {
+    process.off('warning', onWarning);
+  });
 
   beforeAll(async () => {
+    process.on('warning', onWarning);
     store = openTestStore(freshMongoSettings('deadline', { timeoutMs: TIMEOUT_MS }));
     await store.repository.add({ name: 'first', categoryId: 1n });
     store.connection.onCommand((command) => commands.push(command));
@@ -50,6 +58,13 @@ describe('MongoPetRepository, deadlines counted from the request\'s arrival', ()
     // With its time still ahead, the same create is stored.
     const stored = await store.repository.add({ name: 'in time', categoryId: 1n }, performance.now());
     expect(await store.repository.findById(stored.id)).toEqual(stored);
+  });
+
+  it('sets no timer with a negative delay: no process warning over the requests above', async () => {
+    const arrivedAt = performance.now() - TIMEOUT_MS + 0.01;
+    await Promise.allSettled(Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? store.repository.list({ limit: 1 }, arrivedAt) : store.repository.findById(1n, arrivedAt))));
+    await sleep(10);
+    expect(warnings).toEqual([]);
   });
 });
 

@@ -33,7 +33,7 @@ export class Admission {
       const timer = setTimeout(() => {
         refused = true;
         reject(new MongoAdmissionRefused(performance.now() - waitFrom));
-      }, deadline - waitFrom);
+      }, Math.max(0, deadline - waitFrom));
       void this.limit(async () => {
         // Its caller was answered already: the slot passes on without a round trip.
         if (refused) return;

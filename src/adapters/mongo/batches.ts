@@ -49,7 +49,8 @@ export function batches<K extends Timed, V>(load: Load<K, V>, maxWaitMs: number,
   );
   return (key) =>
     new Promise<V>((resolve, reject) => {
-      const timer = setTimeout(() => reject(late()), key.deadline - performance.now());
+      // A deadline already past answers on the next turn (a negative delay would print Node's warning).
+      const timer = setTimeout(() => reject(late()), Math.max(0, key.deadline - performance.now()));
       loader.load(key).then(
         (value) => (clearTimeout(timer), resolve(value)),
         (error: unknown) => (clearTimeout(timer), reject(error)),

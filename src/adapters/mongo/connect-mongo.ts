@@ -124,7 +124,7 @@ export class MongoConnection {
           const exceeded = new MongoDeadlineExceeded(timeoutMs);
           controller.abort(exceeded);
           reject(exceeded);
-        }, deadline - performance.now());
+        }, Math.max(0, deadline - performance.now()));
         try {
           resolve(await operation(await this.db(), controller.signal));
         } catch (error) {
