@@ -1,4 +1,5 @@
 import pLimit, { type LimitFunction } from 'p-limit';
+import { setTimeoutAt } from './timeout-at.js';
 
 /** Storage work whose turn did not come before its deadline; nothing of it reached MongoDB. */
 export class MongoAdmissionRefused extends Error {
@@ -30,10 +31,10 @@ export class Admission {
     const waitFrom = performance.now();
     return new Promise<void>((resolve, reject) => {
       let refused = false;
-      const timer = setTimeout(() => {
+      const timer = setTimeoutAt(() => {
         refused = true;
         reject(new MongoAdmissionRefused(performance.now() - waitFrom));
-      }, Math.max(0, deadline - waitFrom));
+      }, deadline);
       void this.limit(async () => {
         // Its caller was answered already: the slot passes on without a round trip.
         if (refused) return;

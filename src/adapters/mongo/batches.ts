@@ -1,4 +1,5 @@
 import DataLoader from 'dataloader';
+import { setTimeoutAt } from './timeout-at.js';
 
 /** The most requests one batch serves: every answer to a read fits in the server's first reply (101 documents). */
 const MAX_BATCH = 100;
@@ -49,8 +50,7 @@ export function batches<K extends Timed, V>(load: Load<K, V>, maxWaitMs: number,
   );
   return (key) =>
     new Promise<V>((resolve, reject) => {
-      // A deadline already past answers on the next turn (a negative delay would print Node's warning).
-      const timer = setTimeout(() => reject(late()), Math.max(0, key.deadline - performance.now()));
+      const timer = setTimeoutAt(() => reject(late()), key.deadline);
       loader.load(key).then(
         (value) => (clearTimeout(timer), resolve(value)),
         (error: unknown) => (clearTimeout(timer), reject(error)),

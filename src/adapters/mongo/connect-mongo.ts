@@ -1,6 +1,7 @@
 import { accessSync, constants } from 'node:fs';
 import { MongoClient, type CommandStartedEvent, type Db, type Document, type MongoClientOptions } from 'mongodb';
 import { Admission } from './admission.js';
+import { setTimeoutAt } from './timeout-at.js';
 
 export interface MongoSettings {
   readonly url: string;
@@ -120,11 +121,11 @@ export class MongoConnection {
         // Admitted only as its time ran out: nothing is sent.
         if (performance.now() >= deadline) return reject(new MongoDeadlineExceeded(timeoutMs));
         const controller = new AbortController();
-        const timer = setTimeout(() => {
+        const timer = setTimeoutAt(() => {
           const exceeded = new MongoDeadlineExceeded(timeoutMs);
           controller.abort(exceeded);
           reject(exceeded);
-        }, Math.max(0, deadline - performance.now()));
+        }, deadline);
         try {
           resolve(await operation(await this.db(), controller.signal));
         } catch (error) {
