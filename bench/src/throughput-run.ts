@@ -3,9 +3,9 @@ import type { BenchOptions } from './options.js';
 import { failures, fixed, mib, summarize, table, type PerServer, type WorkloadFigures } from './report.js';
 import { runHalfPeak, runRounds, type RoundSpan } from './rounds.js';
 import { memory } from './proc-stats.js';
-import { MEMORY_YARDSTICKS, MONGO_YARDSTICK, type MachineProbe, type ServerName } from './servers.js';
+import { MEMORY_YARDSTICKS, MONGO_YARDSTICK, type BenchServer, type MachineProbe, type ServerName } from './servers.js';
 import { halfPeakTable, LABELS, loopTable, mongoTable, peakTable, ratioTable, startupTable, tracingTable } from './tables.js';
-import { WORKLOADS } from './workloads.js';
+import { WORKLOADS, type Target } from './workloads.js';
 
 export interface RunReport {
   readonly markdown: string;
@@ -28,20 +28,16 @@ export async function throughputRun(
   const spans: RoundSpan[] = options.freshProcesses
     ? Array.from({ length: options.rounds }, (_, i) => ({ first: i + 1, count: 1 }))
     : [{ first: 1, count: options.rounds }];
-  const first = await fleet.restart();
-  const names = Object.keys(first) as ServerName[];
-  const loadRate = await preloadAll(first, apiKey, 1, options.pets);
-  let servers = first;
-  let targets = await targetsAt(servers, apiKey, options.pets);
+  const sets: PreloadedSet[] = [];
   const peaks: WorkloadFigures[][] = [];
-  for (const [i, span] of spans.entries()) {
-    if (i > 0) {
-      servers = await fleet.restart();
-      await preloadAll(servers, apiKey, 1, options.pets);
-      targets = await targetsAt(servers, apiKey, options.pets);
-    }
-    peaks.push(await runRounds(targets, workloads, options, apiKey, machine, span));
+  for (const span of spans) {
+    const set = await startPreloaded(fleet, apiKey, options.pets);
+    sets.push(set);
+    peaks.push(await runRounds(set.targets, workloads, options, apiKey, machine, span));
   }
+  const { servers: first, loadRate } = sets[0]!;
+  const { servers, targets } = sets.at(-1)!;
+  const names = Object.keys(first) as ServerName[];
   const peak = allRounds(peaks);
   const halfPeak = options.halfPeak ? await runHalfPeak(targets, workloads, peak, options, apiKey, machine) : [];
   const peakRss = Object.fromEntries(names.map((name) => [name, memory(servers[name]!.pid).peakRss])) as PerServer<number>;
@@ -81,6 +77,20 @@ export async function throughputRun(
   const runs = [...peak.flatMap((f) => Object.values(f.servers)), ...halfPeak.flatMap((f) => Object.values(f.servers).flatMap((s) => s.rounds))];
   const startups = Object.fromEntries(names.map((n) => [n, { listeningMs: first[n]!.listeningMs, readyMs: first[n]!.readyMs }]));
   return { markdown, failures: failures(runs), figures: { workloads: peak, halfPeak, peakRss, startups, coldStartsMs, loadRate } };
+}
+
+interface PreloadedSet {
+  readonly servers: PerServer<BenchServer>;
+  /** Pets per second each server stored while preloading. */
+  readonly loadRate: PerServer<number>;
+  readonly targets: Target[];
+}
+
+/** New processes of every server, each preloaded with `pets` pets and walked for the workloads' targets. */
+async function startPreloaded(fleet: Fleet, apiKey: string, pets: number): Promise<PreloadedSet> {
+  const servers = await fleet.restart();
+  const loadRate = await preloadAll(servers, apiKey, 1, pets);
+  return { servers, loadRate, targets: await targetsAt(servers, apiKey, pets) };
 }
 
 /** Each workload's figures over the rounds of every set of processes, as if run on one. */
