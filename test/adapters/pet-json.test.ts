@@ -44,4 +44,12 @@ describe('pet JSON', () => {
     expect(petJson({ ...pet, name: 'Tim', status: 'pending' })).toBe('{"id":8,"name":"Tim","categoryId":1,"status":"pending"}');
     expect(petJson({ ...pet, categoryId: 2n })).toBe('{"id":8,"name":"Tom","categoryId":2}');
   });
+
+  it('tells apart ids past 2^53 that are the same double', () => {
+    const pet: Pet = { id: 2n ** 53n, name: 'Big', categoryId: 1n };
+    expect(Number(pet.id)).toBe(Number(pet.id + 1n));
+    expect(petJson(pet)).toBe('{"id":9007199254740992,"name":"Big","categoryId":1}');
+    expect(petJson({ ...pet, id: pet.id + 1n })).toBe('{"id":9007199254740993,"name":"Big","categoryId":1}');
+    expect(petJson(pet)).toBe('{"id":9007199254740992,"name":"Big","categoryId":1}');
+  });
 });
