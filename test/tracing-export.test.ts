@@ -118,6 +118,30 @@ describe('traces exported over OTLP/HTTP', () => {
     expect(body.includes(Buffer.from('GET /v1/pets'))).toBe(true);
   });
 
+  it('samples as OTEL_TRACES_SAMPLER says: a new trace dropped at ratio 0, a sampled caller’s trace kept', async () => {
+    received.length = 0;
+    const { service, url } = await started({
+      OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '0',
+    });
+    const dropped = (await listPets(url)).headers.get('traceresponse');
+    expect(dropped).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/);
+    const caller = '0af7651916cd43dd8448eb211c80319c';
+    const kept = await fetch(`${url}/v1/pets`, {
+      headers: { Authorization: `Bearer ${TEST_API_KEY}`, traceparent: `00-${caller}-b7ad6b7169203331-01` },
+    });
+    expect(kept.headers.get('traceresponse')).toMatch(new RegExp(`^00-${caller}-[0-9a-f]{16}-01$`));
+    await kept.arrayBuffer();
+    await stopped(service);
+
+    const batches = received.filter((request) => request.path === '/v1/traces').map((request) => JSON.parse(request.body.toString('utf8')) as OtlpJson);
+    const spans = batches.flatMap((batch) => batch.resourceSpans.flatMap((resource) => resource.scopeSpans.flatMap((scope) => scope.spans)));
+    expect(new Set(spans.map((span) => span.traceId))).toEqual(new Set([caller]));
+    expect(spans.map((span) => span.name)).toEqual(expect.arrayContaining(['GET /v1/pets', 'listPets', 'PetCatalog.listPets']));
+  });
+
   it('loads nothing of OpenTelemetry without the variables, and sends no traceresponse', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'imports-'));
     const record = join(dir, 'imports.txt');

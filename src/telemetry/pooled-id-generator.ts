@@ -11,15 +11,27 @@ const POOL_BYTES = 4096;
 
 /**
  * Trace and span ids for the SDK (its documented `idGenerator` option), cut from one hex string of random bytes
- * drawn POOL_BYTES at a time. Every request asks for both before its sampling decision; the SDK's generator makes
- * each with its own Math.random calls and Buffer-to-hex conversion.
+ * drawn POOL_BYTES at a time. Every request asks for both (its traceresponse names them, sampled or not); the SDK's
+ * generator makes each with its own Math.random calls and Buffer-to-hex conversion.
  */
 export class PooledIdGenerator implements IdGenerator {
   private hex = '';
   private offset = 0;
+  private handedOver: string | undefined;
 
   generateTraceId(): string {
-    return this.next(32, INVALID_TRACEID);
+    const id = this.handedOver;
+    if (id === undefined) return this.next(32, INVALID_TRACEID);
+    this.handedOver = undefined;
+    return id;
+  }
+
+  /**
+   * The id the next generateTraceId answers: a new trace's, drawn before its sampling decision (the ratio samplers
+   * decide by it), and taken by the SDK as it starts that trace's first span (sampled-once.ts).
+   */
+  handOver(traceId: string): void {
+    this.handedOver = traceId;
   }
 
   generateSpanId(): string {

@@ -6,9 +6,12 @@ import { NodeSDK, type NodeSDKConfiguration } from '@opentelemetry/sdk-node';
 import { createAddHookMessageChannel } from 'import-in-the-middle';
 import { exportFailureLog } from './export-failure-log.js';
 import { PooledIdGenerator } from './pooled-id-generator.js';
+import { SampledOnce } from './sampled-once.js';
+import { samplerFromEnv } from './sampler-from-env.js';
 import type { Logger } from './logger.js';
 
 let sdk: NodeSDK | undefined;
+let sampling: SampledOnce | undefined;
 
 /**
  * Starts the OpenTelemetry Node SDK configured by its OTEL_* variables (exporter, protocol, endpoint, sampler,
@@ -22,14 +25,16 @@ export async function startTracing(spanProcessors?: NodeSDKConfiguration['spanPr
   // instrumentations name (imported by their bare names, as the service imports them).
   const { registerOptions, waitForAllMessagesAcknowledged } = createAddHookMessageChannel();
   register('import-in-the-middle/hook.mjs', import.meta.url, registerOptions);
+  sampling = new SampledOnce(samplerFromEnv(), new PooledIdGenerator());
   sdk = new NodeSDK({
     instrumentations: [
       // Statements are recorded with every value replaced by '?' (the default): no name or key reaches a span.
       // A command outside any request's span (start-up, readiness) makes none (requireParentSpan).
       new MongoDBInstrumentation({ enhancedDatabaseReporting: false, requireParentSpan: true }),
     ],
-    // Asked for a trace id and a span id by every request, sampled or not.
-    idGenerator: new PooledIdGenerator(),
+    // Each request is decided before its span starts (request-tracing.ts); the SDK takes that decision and trace id.
+    sampler: sampling,
+    idGenerator: sampling.ids,
     metricReaders: [],
     logRecordProcessors: [],
     ...(spanProcessors === undefined ? {} : { spanProcessors }),
@@ -41,6 +46,11 @@ export async function startTracing(spanProcessors?: NodeSDKConfiguration['spanPr
 /** Whether the SDK runs in this process (the start command's preload started it). */
 export function tracingStarted(): boolean {
   return sdk !== undefined;
+}
+
+/** The sampler the SDK runs with, for request-tracing.ts to decide each request before any span; none when not started. */
+export function requestSampling(): SampledOnce | undefined {
+  return sampling;
 }
 
 /**
@@ -57,5 +67,6 @@ export function logExportFailures(logger: Logger): void {
 export async function stopTracing(): Promise<void> {
   const running = sdk;
   sdk = undefined;
+  sampling = undefined;
   await running?.shutdown();
 }

@@ -19,4 +19,14 @@ describe('PooledIdGenerator', () => {
     // 64,000 digits, 4,000 of each expected; a generator stuck on part of the pool would be far off.
     for (const count of counts) expect(Math.abs(count - 4000)).toBeLessThan(400);
   });
+
+  it('answers a handed-over trace id once, then draws again', () => {
+    const ids = new PooledIdGenerator();
+    const decided = ids.generateTraceId();
+    ids.handOver(decided);
+    // The SDK draws the span's id first.
+    expect(ids.generateSpanId()).toMatch(/^[0-9a-f]{16}$/);
+    expect(ids.generateTraceId()).toBe(decided);
+    expect(ids.generateTraceId()).not.toBe(decided);
+  });
 });

@@ -1,5 +1,6 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type Router from '@koa/router';
-import { context, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
+import { context, propagation, SamplingDecision, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
 import {
   ATTR_CLIENT_ADDRESS,
   ATTR_ERROR_TYPE,
@@ -17,6 +18,7 @@ import {
 import type { Context, Next } from 'koa';
 import { DomainError } from '../../core/errors.js';
 import { PetCatalog } from '../../core/pet-catalog.js';
+import { requestSampling } from '../../telemetry/start-tracing.js';
 import { dispatchedRoute } from './observe-requests.js';
 import type { RequestState } from './request-context.js';
 
@@ -38,17 +40,33 @@ const SERVER_SPAN = Object.freeze({ kind: SpanKind.SERVER });
  * `untraced`: the paths of probes and scrapes, frequent and with nothing to follow.
  */
 export function traceRequests(untraced: ReadonlySet<string>) {
+  const sampling = requestSampling();
+  // Without the SDK (a start without the preload, which main.ts warns of) there is nothing to trace with.
+  if (sampling === undefined) return (_ctx: Context, next: Next): Promise<unknown> => next();
+  const carriers = propagation.fields();
   return function serverSpan(ctx: Context, next: Next): Promise<unknown> {
     if (untraced.has(ctx.path)) return next();
-    const method = ctx.req.method ?? 'GET';
-    const parent = propagation.extract(context.active(), ctx.req.headers);
-    const span = tracer.startSpan(KNOWN_METHODS.has(method) ? method : 'HTTP', SERVER_SPAN, parent);
+    const { req } = ctx;
+    const method = req.method ?? 'GET';
+    const name = KNOWN_METHODS.has(method) ? method : 'HTTP';
+    const parent = carries(req.headers, carriers) ? propagation.extract(context.active(), req.headers) : context.active();
+    const decided = sampling.decide(parent, name, SpanKind.SERVER);
+    // A request the sampler drops runs as it would untraced: no span, no context to carry, as nothing below could
+    // record (use-case and MongoDB command spans need a recording parent; log lines take ids from sampled spans).
+    if (decided.result.decision === SamplingDecision.NOT_RECORD) {
+      ctx.response.set('traceresponse', `00-${decided.traceId}-${sampling.ids.generateSpanId()}-00`);
+      return next();
+    }
+    const span = tracer.startSpan(name, SERVER_SPAN, sampling.startIn(parent, decided));
     ctx.response.set('traceresponse', traceResponse(span));
-    // An unsampled request runs as it would untraced: no context to carry, as nothing below could record
-    // (use-case spans and MongoDB command spans need a recording parent; log lines take ids from sampled spans).
-    if (!span.isRecording()) return next();
     return recorded(span, ctx, () => context.with(trace.setSpan(parent, span), next));
   };
+}
+
+/** Whether the request carries a header the propagators read: without one, there is nothing to extract. */
+function carries(headers: IncomingHttpHeaders, fields: readonly string[]): boolean {
+  for (const field of fields) if (headers[field] !== undefined) return true;
+  return false;
 }
 
 async function recorded(span: Span, ctx: Context, chain: () => Promise<unknown>): Promise<void> {
