@@ -74,6 +74,14 @@ interface OtlpJson {
   }[];
 }
 
+/** What the receiver got on /v1/traces, read as OTLP http/json. */
+function receivedJson() {
+  const exports = received.filter((request) => request.path === '/v1/traces');
+  const resources = exports.flatMap((request) => (JSON.parse(request.body.toString('utf8')) as OtlpJson).resourceSpans);
+  const spans = resources.flatMap((resource) => resource.scopeSpans.flatMap((scope) => scope.spans));
+  return { contentTypes: exports.map((request) => request.contentType), resources, spans };
+}
+
 describe('traces exported over OTLP/HTTP', () => {
   it('sends a request’s spans as http/json with the resource the variables name, flushed at SIGTERM', async () => {
     received.length = 0;
@@ -91,11 +99,8 @@ describe('traces exported over OTLP/HTTP', () => {
     expect(received).toEqual([]);
     await stopped(service);
 
-    const exports = received.filter((request) => request.path === '/v1/traces');
-    expect(exports.map((request) => request.contentType)).toEqual(exports.map(() => 'application/json'));
-    const batches = exports.map((request) => JSON.parse(request.body.toString('utf8')) as OtlpJson);
-    const resources = batches.flatMap((batch) => batch.resourceSpans);
-    const spans = resources.flatMap((resource) => resource.scopeSpans.flatMap((scope) => scope.spans));
+    const { contentTypes, resources, spans } = receivedJson();
+    expect(contentTypes).toEqual(contentTypes.map(() => 'application/json'));
     expect(spans.filter((span) => span.traceId === traceId).map((span) => span.name)).toEqual(
       expect.arrayContaining(['GET /v1/pets', 'listPets', 'PetCatalog.listPets']),
     );
@@ -136,8 +141,7 @@ describe('traces exported over OTLP/HTTP', () => {
     await kept.arrayBuffer();
     await stopped(service);
 
-    const batches = received.filter((request) => request.path === '/v1/traces').map((request) => JSON.parse(request.body.toString('utf8')) as OtlpJson);
-    const spans = batches.flatMap((batch) => batch.resourceSpans.flatMap((resource) => resource.scopeSpans.flatMap((scope) => scope.spans)));
+    const { spans } = receivedJson();
     expect(new Set(spans.map((span) => span.traceId))).toEqual(new Set([caller]));
     expect(spans.map((span) => span.name)).toEqual(expect.arrayContaining(['GET /v1/pets', 'listPets', 'PetCatalog.listPets']));
   });
