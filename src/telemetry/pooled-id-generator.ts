@@ -28,9 +28,9 @@ export class PooledIdGenerator implements IdGenerator {
 
   /**
    * The id the next generateTraceId answers: a new trace's, drawn before its sampling decision (the ratio samplers
-   * decide by it), and taken by the SDK as it starts that trace's first span (sampled-once.ts).
+   * decide by it), and taken by the SDK as it starts that trace's first span (sampled-once.ts); undefined withdraws it.
    */
-  handOver(traceId: string): void {
+  handOver(traceId: string | undefined): void {
     this.handedOver = traceId;
   }
 

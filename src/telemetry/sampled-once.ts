@@ -7,7 +7,10 @@ import {
   type Link,
   type Sampler,
   type SamplingResult,
+  type Span,
   type SpanKind,
+  type SpanOptions,
+  type Tracer,
 } from '@opentelemetry/api';
 import type { PooledIdGenerator } from './pooled-id-generator.js';
 
@@ -41,10 +44,15 @@ export class SampledOnce implements Sampler {
     return { traceId, newTrace, result: this.configured.shouldSample(parent, traceId, spanName, kind, NO_ATTRIBUTES, NO_LINKS) };
   }
 
-  /** The context to start a decided request's span in: the SDK takes the decision and, for a new trace, its id. */
-  startIn(parent: Context, decided: Decided): Context {
+  /** The span of a request the sampler kept, started by the SDK with the decision made and, for a new trace, its id. */
+  startSpan(tracer: Tracer, name: string, options: SpanOptions, parent: Context, decided: Decided): Span {
     if (decided.newTrace) this.ids.handOver(decided.traceId);
-    return parent.setValue(DECIDED, decided.result);
+    try {
+      return tracer.startSpan(name, options, parent.setValue(DECIDED, decided.result));
+    } finally {
+      // Not left for another span, should the SDK not have asked (it starts none in a context that suppresses tracing).
+      this.ids.handOver(undefined);
+    }
   }
 
   shouldSample(context: Context, traceId: string, spanName: string, spanKind: SpanKind, attributes: Attributes, links: Link[]): SamplingResult {

@@ -57,7 +57,7 @@ export function traceRequests(untraced: ReadonlySet<string>) {
       ctx.response.set('traceresponse', `00-${decided.traceId}-${sampling.ids.generateSpanId()}-00`);
       return next();
     }
-    const span = tracer.startSpan(name, SERVER_SPAN, sampling.startIn(parent, decided));
+    const span = sampling.startSpan(tracer, name, SERVER_SPAN, parent, decided);
     ctx.response.set('traceresponse', traceResponse(span));
     return recorded(span, ctx, () => context.with(trace.setSpan(parent, span), next));
   };
