@@ -74,6 +74,12 @@ interface OtlpJson {
   }[];
 }
 
+/** A service exporting OTLP http/json to the receiver, which forgets what it got before. */
+function startedExportingJson(env: Record<string, string>): ReturnType<typeof started> {
+  received.length = 0;
+  return started({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', ...env });
+}
+
 /** What the receiver got on /v1/traces, read as OTLP http/json. */
 function receivedJson() {
   const exports = received.filter((request) => request.path === '/v1/traces');
@@ -84,10 +90,7 @@ function receivedJson() {
 
 describe('traces exported over OTLP/HTTP', () => {
   it('sends a request’s spans as http/json with the resource the variables name, flushed at SIGTERM', async () => {
-    received.length = 0;
-    const { service, url } = await started({
-      OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
-      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    const { service, url } = await startedExportingJson({
       OTEL_SERVICE_NAME: 'animal-store-test',
       OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=ci',
       // Nothing leaves on the batch schedule: only the shutdown's flush can deliver the spans.
@@ -124,13 +127,7 @@ describe('traces exported over OTLP/HTTP', () => {
   });
 
   it('samples as OTEL_TRACES_SAMPLER says: a new trace dropped at ratio 0, a sampled caller’s trace kept', async () => {
-    received.length = 0;
-    const { service, url } = await started({
-      OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
-      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
-      OTEL_TRACES_SAMPLER_ARG: '0',
-    });
+    const { service, url } = await startedExportingJson({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' });
     const dropped = (await listPets(url)).headers.get('traceresponse');
     expect(dropped).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/);
     const caller = '0af7651916cd43dd8448eb211c80319c';
