@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type Router from '@koa/router';
-import { context, propagation, SamplingDecision, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
+import { context, propagation, SamplingDecision, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Span } from '@opentelemetry/api';
 import {
   ATTR_CLIENT_ADDRESS,
   ATTR_ERROR_TYPE,
@@ -54,11 +54,12 @@ export function traceRequests(untraced: ReadonlySet<string>) {
     // A request the sampler drops runs as it would untraced: no span, no context to carry, as nothing below could
     // record (use-case and MongoDB command spans need a recording parent; log lines take ids from sampled spans).
     if (decided.result.decision === SamplingDecision.NOT_RECORD) {
-      ctx.response.set('traceresponse', `00-${decided.traceId}-${sampling.ids.generateSpanId()}-00`);
+      ctx.response.set('traceresponse', traceResponse(decided.traceId, sampling.ids.generateSpanId(), TraceFlags.NONE));
       return next();
     }
     const span = sampling.startSpan(tracer, name, SERVER_SPAN, parent, decided);
-    ctx.response.set('traceresponse', traceResponse(span));
+    const { traceId, spanId, traceFlags } = span.spanContext();
+    ctx.response.set('traceresponse', traceResponse(traceId, spanId, traceFlags));
     return recorded(span, ctx, () => context.with(trace.setSpan(parent, span), next));
   };
 }
@@ -81,8 +82,8 @@ async function recorded(span: Span, ctx: Context, chain: () => Promise<unknown>)
   }
 }
 
-function traceResponse(span: Span): string {
-  const { traceId, spanId, traceFlags } = span.spanContext();
+/** W3C Trace Context Level 2: version 00, the trace, this server's span, the trace flags. */
+function traceResponse(traceId: string, spanId: string, traceFlags: number): string {
   return `00-${traceId}-${spanId}-${traceFlags.toString(16).padStart(2, '0')}`;
 }
 
