@@ -14,9 +14,10 @@ let sdk: NodeSDK | undefined;
 let sampling: SampledOnce | undefined;
 
 /**
- * Starts the OpenTelemetry Node SDK configured by its OTEL_* variables (exporter, protocol, endpoint, sampler,
- * resource, propagators) with the instrumentation of the MongoDB driver (log lines get their trace ids from logger.ts's mixin); the service starts each request's
- * server span itself (request-tracing.ts). Traces only: metrics stay on /metrics and logs on stdout.
+ * Starts the OpenTelemetry Node SDK configured by its OTEL_* variables (exporter, protocol, endpoint, resource,
+ * propagators; the sampler they name is built here, sampler-from-env.ts) with the instrumentation of the MongoDB
+ * driver (log lines get their trace ids from logger.ts's mixin); the service starts each request's server span
+ * itself (request-tracing.ts). Traces only: metrics stay on /metrics and logs on stdout.
  * `spanProcessors` replace the exporter the variables choose (tests).
  */
 export async function startTracing(spanProcessors?: NodeSDKConfiguration['spanProcessors']): Promise<void> {
