@@ -1,6 +1,7 @@
 import { perRequest, type CommandCounts } from './mongo-commands.js';
-import { fixed, offeredTo, ratio, table, type HalfPeakFigures, type PacedMeasurement, type PerServer, type WorkloadFigures } from './report.js';
+import { fixed, median, offeredTo, ratio, table, type HalfPeakFigures, type PacedMeasurement, type PerServer, type WorkloadFigures } from './report.js';
 import { TRACED, YARDSTICKS, type BenchServer, type ServerName } from './servers.js';
+import type { Measurement } from './phase.js';
 
 /** How each server is named in the tables. */
 export const LABELS: Readonly<Record<ServerName, string>> = {
@@ -129,9 +130,14 @@ function withoutCount(counts: CommandCounts | null): CommandCounts | null {
   return counts === null ? null : Object.fromEntries(Object.entries(counts).filter(([command]) => command !== 'count'));
 }
 
-/** What tracing costs (--tracing): each traced server against the service with tracing off, in the same rounds. */
+/**
+ * What tracing costs (--tracing): each traced server against the service with tracing off, in the same rounds.
+ * A round's servers run back to back, so its ratio is taken within the round and the median of the rounds' ratios
+ * is the figure: the host's drift between rounds (the off server alone read 126 to 221 µs a request across the
+ * rounds of one run) cancels out. Each round's ratio follows in brackets.
+ */
 export function tracingTable(figures: readonly WorkloadFigures[]): string {
-  const header = ['Workload', 'Tracing off req/s', 'CPU µs/req', ...TRACED.flatMap((n) => [`${LABELS[n]}: req/s ÷ off`, 'CPU µs/req (+ over off)'])];
+  const header = ['Workload', 'Tracing off req/s', 'CPU µs/req', ...TRACED.flatMap((n) => [`${LABELS[n]}: req/s ÷ off, median of rounds (each round)`, 'CPU µs/req (+ over off)'])];
   const rows = figures.map(({ workload, skipped, servers }) => {
     const off = servers.service;
     if (skipped !== undefined || off === undefined) return [workload, `skipped: ${skipped}`, ...header.slice(2).map(() => '')];
@@ -139,8 +145,14 @@ export function tracingTable(figures: readonly WorkloadFigures[]): string {
       const on = servers[name];
       if (on === undefined) return ['-', '-'];
       const extra = on.cpuUsPerReq - off.cpuUsPerReq;
-      return [ratio(on.reqPerSec, off.reqPerSec), `${fixed(on.cpuUsPerReq)} (${extra >= 0 ? '+' : ''}${fixed(extra)})`];
+      const rounds = roundRatios(on.rounds, off.rounds);
+      return [`${fixed(median(rounds), 2)}x (${rounds.map((r) => fixed(r, 2)).join(' ')})`, `${fixed(on.cpuUsPerReq)} (${extra >= 0 ? '+' : ''}${fixed(extra)})`];
     })];
   });
   return table(header, rows);
+}
+
+/** req/s of `on` over `off`, round by round (both measured once in every round, in round order). */
+export function roundRatios(on: readonly Measurement[], off: readonly Measurement[]): number[] {
+  return on.map((measurement, i) => measurement.reqPerSec / (off[i]?.reqPerSec ?? NaN));
 }
