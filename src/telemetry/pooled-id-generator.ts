@@ -10,20 +10,35 @@ type IdGenerator = NodeSDKConfiguration['idGenerator'];
 const POOL_BYTES = 4096;
 
 /**
- * Trace and span ids for the SDK (its documented `idGenerator` option), cut from one hex string of random bytes
- * drawn POOL_BYTES at a time. Every request asks for both (its traceresponse names them, sampled or not); the SDK's
- * generator makes each with its own Math.random calls and Buffer-to-hex conversion.
+ * Trace and span ids cut from one hex string of random bytes drawn POOL_BYTES at a time. Every request draws a
+ * trace id for its sampling decision and an id for its traceresponse, sampled or not; the SDK's generator would make
+ * each with its own Math.random calls and Buffer-to-hex conversion. The SDK's own ids (its documented `idGenerator`
+ * option) are copies: a cut is a slice of the pool's string, and V8 keeps a slice's whole parent alive.
  */
 export class PooledIdGenerator implements IdGenerator {
   private hex = '';
   private offset = 0;
   private handedOver: string | undefined;
 
+  /** A trace id for a request's sampling decision (sampled-once.ts): a cut of the pool, to live no longer than the request. */
+  requestTraceId(): string {
+    return this.next(32, INVALID_TRACEID);
+  }
+
+  /** The span id an unsampled request's traceresponse names: a cut of the pool, gone with the response. */
+  responseSpanId(): string {
+    return this.next(16, INVALID_SPANID);
+  }
+
+  /**
+   * The SDK's, for a span it records: the handed-over id, else a new one; a copy either way, as the span holds it
+   * until exported (a second or more), and with a cut, its whole 8 KB pool: promoted to the old generation, to be
+   * marked and swept there (BENCHMARKS.md, issue 42).
+   */
   generateTraceId(): string {
-    const id = this.handedOver;
-    if (id === undefined) return this.next(32, INVALID_TRACEID);
+    const id = this.handedOver ?? this.next(32, INVALID_TRACEID);
     this.handedOver = undefined;
-    return id;
+    return ownCopy(id);
   }
 
   /**
@@ -34,8 +49,9 @@ export class PooledIdGenerator implements IdGenerator {
     this.handedOver = traceId;
   }
 
+  /** The SDK's, for a span it records: a copy, as generateTraceId's. */
   generateSpanId(): string {
-    return this.next(16, INVALID_SPANID);
+    return ownCopy(this.next(16, INVALID_SPANID));
   }
 
   private next(chars: number, invalid: string): string {
@@ -47,4 +63,9 @@ export class PooledIdGenerator implements IdGenerator {
     // All zeros is no id (W3C Trace Context); one chance in 2^64 or 2^128. The first digit spares the comparison.
     return id.charCodeAt(0) === ZERO && id === invalid ? this.next(chars, invalid) : id;
   }
+}
+
+/** The same hex digits in a string of their own, sharing no memory with the pool. */
+function ownCopy(id: string): string {
+  return Buffer.from(id, 'hex').toString('hex');
 }

@@ -40,7 +40,7 @@ export class SampledOnce implements Sampler {
   decide(parent: Context, spanName: string, kind: SpanKind): Decided {
     const caller = trace.getSpanContext(parent);
     const newTrace = caller === undefined || !isSpanContextValid(caller);
-    const traceId = newTrace ? this.ids.generateTraceId() : caller.traceId;
+    const traceId = newTrace ? this.ids.requestTraceId() : caller.traceId;
     return { traceId, newTrace, result: this.configured.shouldSample(parent, traceId, spanName, kind, NO_ATTRIBUTES, NO_LINKS) };
   }
 

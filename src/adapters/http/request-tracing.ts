@@ -54,7 +54,7 @@ export function traceRequests(untraced: ReadonlySet<string>) {
     // A request the sampler drops runs as it would untraced: no span, no context to carry, as nothing below could
     // record (use-case and MongoDB command spans need a recording parent; log lines take ids from sampled spans).
     if (decided.result.decision === SamplingDecision.NOT_RECORD) {
-      ctx.response.set('traceresponse', traceResponse(decided.traceId, sampling.ids.generateSpanId(), TraceFlags.NONE));
+      ctx.response.set('traceresponse', traceResponse(decided.traceId, sampling.ids.responseSpanId(), TraceFlags.NONE));
       return next();
     }
     const span = sampling.startSpan(tracer, name, SERVER_SPAN, parent, decided);
