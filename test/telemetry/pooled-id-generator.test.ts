@@ -39,7 +39,7 @@ describe('PooledIdGenerator', () => {
     expect(new Set([...traceIds, ...spanIds]).size).toBe(1000);
   });
 
-  it("keeps none of its pools alive through the ids it gives the SDK, which spans hold until they are exported", () => {
+  it('keeps none of its pools alive through the ids it gives the SDK, which spans hold until they are exported', () => {
     const ids = new PooledIdGenerator();
     const held: string[] = [];
     const before = heapMiB();
