@@ -8,6 +8,8 @@ export interface BenchOptions {
   readonly connections: number;
   /** Seconds per workload per server per round, and per half-peak run. */
   readonly duration: number;
+  /** Seconds of a turn: within a round each server's `duration` is taken in turns about this long, the servers alternating. */
+  readonly turn: number;
   /** Seconds of unrecorded load per workload per server before the first round (each round, on fresh processes). */
   readonly warmup: number;
   /** Whether every peak round starts every server afresh (the default), or all rounds run on one set of processes. */
@@ -45,6 +47,8 @@ export const USAGE = `Usage: npm run bench -- [options]
   --same-processes  run every round on the same processes (one start, preload and warm-up; quicker, noisier)
   --connections N   keep-alive connections at peak and for the half-peak runs (default 32)
   --duration S      seconds per workload, server and round, and per half-peak run (default 5)
+  --turn S          at peak, each server's seconds of a round are taken in turns of about S s, the servers
+                    alternating turn by turn (default 1), so that the host's drift over seconds meets them all alike
   --warmup S        unrecorded seconds per workload and server before each round's first run (default 1)
   --storage memory|mongodb   the service's storage (default memory); mongodb runs on MONGODB_URL, else on a
                     mongod already on this machine (mongodb-memory-server), else on the offline jongodb.
@@ -84,6 +88,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       rounds: { type: 'string', default: '3' },
       connections: { type: 'string', default: '32' },
       duration: { type: 'string', default: '5' },
+      turn: { type: 'string', default: '1' },
       warmup: { type: 'string', default: '1' },
       'same-processes': { type: 'boolean', default: false },
       storage: { type: 'string', default: 'memory' },
@@ -110,6 +115,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     rounds: count('rounds', values.rounds, 1),
     connections: count('connections', values.connections, 1),
     duration: seconds('duration', values.duration, 0.1),
+    turn: seconds('turn', values.turn, 0.1),
     warmup: seconds('warmup', values.warmup, 0),
     freshProcesses: !values['same-processes'],
     storage: values.storage,

@@ -2,6 +2,7 @@ import { fire, type RequestSource } from './load.js';
 import type { BenchOptions } from './options.js';
 import { firePaced, SocketPool } from './paced-load.js';
 import { collectGeneratorGarbage, measure, type Measurement } from './phase.js';
+import { joinSlices } from './slices.js';
 import { medianRound, offeredTo, summarize, type HalfPeakFigures, type PacedMeasurement, type PerServer, type WorkloadFigures } from './report.js';
 import type { MachineProbe, ServerName } from './servers.js';
 import type { Target, Workload } from './workloads.js';
@@ -22,8 +23,8 @@ export interface RoundSpan {
 
 /**
  * Peak load: each workload on every server, round after round, closed loop at `connections`. Within a
- * round the servers take turns per workload, and who goes first rotates every round, so drift on a noisy
- * machine hits them all alike.
+ * round the servers take turns per workload, of about `turn` seconds each, and who goes first rotates every turn and
+ * every round, so drift on a noisy machine hits them all alike.
  */
 export async function runRounds(
   targets: readonly Target[],
@@ -34,9 +35,9 @@ export async function runRounds(
   span: RoundSpan = { first: 1, count: options.rounds },
 ): Promise<WorkloadFigures[]> {
   const plans = workloads.map((workload) => plan(workload, targets));
-  const peak = (target: Target, source: RequestSource, duration: number) => {
+  const peak = (target: Target, source: RequestSource, duration: number, times?: number[]) => {
     collectGeneratorGarbage();
-    const load = () => fire({ url: target.server.url, apiKey, connections: options.connections, duration, source });
+    const load = () => fire({ url: target.server.url, apiKey, connections: options.connections, duration, source, ...(times === undefined ? {} : { times }) });
     return measure(target.server, load, othersThan(target, targets), machine);
   };
   if (options.warmup > 0) {
@@ -46,8 +47,19 @@ export async function runRounds(
   const runs = plans.map(() => new Map<ServerName, Measurement[]>());
   for (let round = span.first; round < span.first + span.count; round++) {
     for (const [i, { workload, requests }] of plans.entries()) {
-      for (const [target, source] of rotate(requests, round - 1)) {
-        const result = await peak(target, source, options.duration);
+      const slices = new Map(requests.map(([target]) => [target, { times: [] as number[], taken: [] as Measurement[] }]));
+      // The servers take turns of about --turn s, the first rotating too: this host's speed drifts by a fifth over
+      // seconds (one process, 3 s runs: 112 to 177 µs a list), and a turn of `duration` at a time put that drift
+      // into every ratio; taken in short turns, each server meets the same stretches of it.
+      const turns = Math.max(1, Math.round(options.duration / options.turn));
+      for (let turn = 0; turn < turns; turn++) {
+        for (const [target, source] of rotate(requests, round - 1 + turn)) {
+          const { times, taken } = slices.get(target)!;
+          taken.push(await peak(target, source, options.duration / turns, times));
+        }
+      }
+      for (const [target, { times, taken }] of slices) {
+        const result = joinSlices(taken, times);
         const name = target.server.name;
         runs[i]!.set(name, [...(runs[i]!.get(name) ?? []), result]);
         log(`round ${round} ${workload.name} ${name}: ${result.reqPerSec.toFixed(0)} req/s, p99 ${result.p99.toFixed(2)} ms, ` +
