@@ -24,7 +24,7 @@ export interface LoadOptions {
   /** Exactly this many requests, then stop. */
   readonly amount?: number;
   readonly source: RequestSource;
-  /** Where each answered request's latency (ms) goes: a server's slices of one run share one (rounds.ts). */
+  /** Where each answered request's latency (ms) goes: a server's turns of one run share one (rounds.ts). */
   readonly times?: number[];
 }
 

@@ -2,9 +2,9 @@ import { fire, type RequestSource } from './load.js';
 import type { BenchOptions } from './options.js';
 import { firePaced, SocketPool } from './paced-load.js';
 import { collectGeneratorGarbage, measure, type Measurement } from './phase.js';
-import { joinSlices } from './slices.js';
 import { medianRound, offeredTo, summarize, type HalfPeakFigures, type PacedMeasurement, type PerServer, type WorkloadFigures } from './report.js';
 import type { MachineProbe, ServerName } from './servers.js';
+import { joinTurns } from './turns.js';
 import type { Target, Workload } from './workloads.js';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -47,19 +47,19 @@ export async function runRounds(
   const runs = plans.map(() => new Map<ServerName, Measurement[]>());
   for (let round = span.first; round < span.first + span.count; round++) {
     for (const [i, { workload, requests }] of plans.entries()) {
-      const slices = new Map(requests.map(([target]) => [target, { times: [] as number[], taken: [] as Measurement[] }]));
+      const turnsOf = new Map(requests.map(([target]) => [target, { times: [] as number[], taken: [] as Measurement[] }]));
       // The servers take turns of about --turn s, the first rotating too: this host's speed drifts by a fifth over
       // seconds (one process, 3 s runs: 112 to 177 µs a list), and a turn of `duration` at a time put that drift
       // into every ratio; taken in short turns, each server meets the same stretches of it.
       const turns = Math.max(1, Math.round(options.duration / options.turn));
       for (let turn = 0; turn < turns; turn++) {
         for (const [target, source] of rotate(requests, round - 1 + turn)) {
-          const { times, taken } = slices.get(target)!;
+          const { times, taken } = turnsOf.get(target)!;
           taken.push(await peak(target, source, options.duration / turns, times));
         }
       }
-      for (const [target, { times, taken }] of slices) {
-        const result = joinSlices(taken, times);
+      for (const [target, { times, taken }] of turnsOf) {
+        const result = joinTurns(taken, times);
         const name = target.server.name;
         runs[i]!.set(name, [...(runs[i]!.get(name) ?? []), result]);
         log(`round ${round} ${workload.name} ${name}: ${result.reqPerSec.toFixed(0)} req/s, p99 ${result.p99.toFixed(2)} ms, ` +

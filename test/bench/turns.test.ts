@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Measurement } from '../../bench/src/phase.js';
-import { joinSlices } from '../../bench/src/slices.js';
+import { joinTurns } from '../../bench/src/turns.js';
 
 const loop = (maxMs: number, meanMs: number, markCompacts: number) => ({ maxMs, p99Ms: maxMs / 2, meanMs, markCompacts, longestMarkCompactMs: markCompacts * 3 });
 
-function slice(requests: number, seconds: number, cpuUsPerReq: number, cpuWaitPct: number, loopMaxMs: number): Measurement {
+function turn(requests: number, seconds: number, cpuUsPerReq: number, cpuWaitPct: number, loopMaxMs: number): Measurement {
   return {
     requests, seconds, reqPerSec: requests / seconds, p50: NaN, p99: NaN, max: NaN, errors: 1, non2xx: 2,
     pid: 42, cpuUsPerReq, cpuWaitPct, clientWaitPct: 2 * cpuWaitPct,
@@ -12,14 +12,14 @@ function slice(requests: number, seconds: number, cpuUsPerReq: number, cpuWaitPc
   };
 }
 
-describe('a run taken in slices', () => {
-  it('is one measurement: counts and CPU summed, shares weighted by time, the worst loop delay, latencies of every slice', () => {
+describe('a run taken in turns', () => {
+  it('is one measurement: counts and CPU summed, shares weighted by time, the worst loop delay, latencies of every turn', () => {
     const times = Array.from({ length: 100 }, (_, i) => i + 1);
-    const run = joinSlices([slice(6000, 1, 150, 10, 4), slice(2000, 1, 250, 30, 8)], times);
+    const run = joinTurns([turn(6000, 1, 150, 10, 4), turn(2000, 1, 250, 30, 8)], times);
     expect(run.requests).toBe(8000);
     expect(run.seconds).toBe(2);
     expect(run.reqPerSec).toBe(4000);
-    // (6000 x 150 + 2000 x 250) / 8000: the CPU of both slices over their requests, not the mean of their figures.
+    // (6000 x 150 + 2000 x 250) / 8000: the CPU of both turns over their requests, not the mean of their figures.
     expect(run.cpuUsPerReq).toBe(175);
     expect(run.cpuWaitPct).toBe(20);
     expect(run.clientWaitPct).toBe(40);
@@ -29,8 +29,8 @@ describe('a run taken in slices', () => {
     expect([run.p50, run.p99, run.max]).toEqual([51, 100, 100]);
   });
 
-  it('of one slice is that slice', () => {
-    const only = slice(100, 1, 120, 5, 2);
-    expect(joinSlices([only], [])).toBe(only);
+  it('of one turn is that turn', () => {
+    const only = turn(100, 1, 120, 5, 2);
+    expect(joinTurns([only], [])).toBe(only);
   });
 });

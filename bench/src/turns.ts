@@ -4,21 +4,21 @@ import type { Measurement } from './phase.js';
 import type { LoopDelay } from './server-probe.js';
 
 /**
- * One server's run of a workload in a round, from the slices it was taken in (rounds.ts): counts and CPU summed,
- * shares of time weighted by each slice's seconds, loop delays at their worst, and the latencies of every request
- * of every slice (`times`, which the slices filled).
+ * One server's run of a workload in a round, from the turns it was taken in (rounds.ts): counts and CPU summed,
+ * shares of time weighted by each turn's seconds, loop delays at their worst, and the latencies of every request
+ * of every turn (`times`, which the turns filled).
  */
-export function joinSlices(slices: readonly Measurement[], times: number[]): Measurement {
-  const [first] = slices;
-  if (first === undefined) throw new Error('a run has at least one slice');
-  if (slices.length === 1) return first;
-  const total = (pick: (m: Measurement) => number) => slices.reduce((sum, m) => sum + pick(m), 0);
+export function joinTurns(turns: readonly Measurement[], times: number[]): Measurement {
+  const [first] = turns;
+  if (first === undefined) throw new Error('a run has at least one turn');
+  if (turns.length === 1) return first;
+  const total = (pick: (m: Measurement) => number) => turns.reduce((sum, m) => sum + pick(m), 0);
   const requests = total((m) => m.requests);
   const seconds = total((m) => m.seconds);
   const perRequest = (pick: (m: Measurement) => number) => total((m) => pick(m) * m.requests) / Math.max(1, requests);
   const perSecond = (pick: (m: Measurement) => number) => total((m) => pick(m) * m.seconds) / seconds;
-  const machineLoops = slices.map((m) => m.machineLoop);
-  const mongo = first.mongoCommands === undefined ? {} : { mongoCommands: addCommands(slices.map((m) => m.mongoCommands ?? null)) };
+  const machineLoops = turns.map((m) => m.machineLoop);
+  const mongo = first.mongoCommands === undefined ? {} : { mongoCommands: addCommands(turns.map((m) => m.mongoCommands ?? null)) };
   const mongoServer = first.mongoServerCpuUsPerReq === undefined ? {} : { mongoServerCpuUsPerReq: perRequest((m) => m.mongoServerCpuUsPerReq ?? NaN) };
   return {
     requests,
@@ -31,8 +31,8 @@ export function joinSlices(slices: readonly Measurement[], times: number[]): Mea
     cpuUsPerReq: perRequest((m) => m.cpuUsPerReq),
     cpuWaitPct: perSecond((m) => m.cpuWaitPct),
     clientWaitPct: perSecond((m) => m.clientWaitPct),
-    loop: joinLoops(slices.map((m) => m.loop), slices.map((m) => m.seconds)),
-    machineLoop: machineLoops.includes(null) ? null : joinLoops(machineLoops as LoopDelay[], slices.map((m) => m.seconds)),
+    loop: joinLoops(turns.map((m) => m.loop), turns.map((m) => m.seconds)),
+    machineLoop: machineLoops.includes(null) ? null : joinLoops(machineLoops as LoopDelay[], turns.map((m) => m.seconds)),
     ...mongo,
     ...mongoServer,
   };
@@ -42,7 +42,7 @@ function joinLoops(loops: readonly LoopDelay[], seconds: readonly number[]): Loo
   const span = seconds.reduce((sum, s) => sum + s, 0);
   return {
     maxMs: Math.max(...loops.map((l) => l.maxMs)),
-    // A slice's p99 is all the monitor reports; the worst of them stands for the run's.
+    // A turn's p99 is all the monitor reports; the worst of them stands for the run's.
     p99Ms: Math.max(...loops.map((l) => l.p99Ms)),
     meanMs: loops.reduce((sum, l, i) => sum + l.meanMs * seconds[i]!, 0) / span,
     markCompacts: loops.reduce((sum, l) => sum + l.markCompacts, 0),
