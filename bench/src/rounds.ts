@@ -48,9 +48,8 @@ export async function runRounds(
   for (let round = span.first; round < span.first + span.count; round++) {
     for (const [i, { workload, requests }] of plans.entries()) {
       const turnsOf = new Map(requests.map(([target]) => [target, { times: [] as number[], taken: [] as Measurement[] }]));
-      // The servers take turns of about --turn s, the first rotating too: this host's speed drifts by a fifth over
-      // seconds (one process, 3 s runs: 112 to 177 µs a list), and a turn of `duration` at a time put that drift
-      // into every ratio; taken in short turns, each server meets the same stretches of it.
+      // The servers take turns of about --turn s, the first rotating too: the host's speed drifts over seconds
+      // (BENCHMARKS.md, issue 42's seventh session), and in short turns each server meets the same stretches of it.
       const turns = Math.max(1, Math.round(options.duration / options.turn));
       for (let turn = 0; turn < turns; turn++) {
         for (const [target, source] of rotate(requests, round - 1 + turn)) {

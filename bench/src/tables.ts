@@ -132,9 +132,9 @@ function withoutCount(counts: CommandCounts | null): CommandCounts | null {
 
 /**
  * What tracing costs (--tracing): each traced server against the service with tracing off, in the same rounds.
- * A round's servers take turns second by second (--turn), so its ratio is taken within the round and the median of the rounds' ratios
- * is the figure: the host's drift between rounds (the off server alone read 126 to 221 µs a request across the
- * rounds of one run) cancels out. Each round's ratio follows in brackets.
+ * A round's servers take turns second by second (--turn), so its ratio is taken within the round and the median
+ * of the rounds' ratios is the figure: the host's drift between rounds cancels out (BENCHMARKS.md, Tracing). Each
+ * round's ratio follows in brackets.
  */
 export function tracingTable(figures: readonly WorkloadFigures[]): string {
   const header = ['Workload', 'Tracing off req/s', 'CPU µs/req', ...TRACED.flatMap((n) => [`${LABELS[n]}: req/s ÷ off, median of rounds (each round)`, 'CPU µs/req (+ over off)'])];
