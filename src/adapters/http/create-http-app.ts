@@ -47,7 +47,7 @@ export interface HttpAppDeps {
    */
   readonly middleware?: readonly Middleware[];
   /** The service's spans, when tracing is on (request-tracing.ts, loaded only then). */
-  readonly tracing?: Pick<typeof RequestTracing, 'traceRequests' | 'traceOperations' | 'recordUnexpectedError'>;
+  readonly tracing?: Pick<typeof RequestTracing, 'traceRequests' | 'operationSpan' | 'recordUnexpectedError'>;
 }
 
 /** The Koa app serving the interface. It never listens: main.ts (or a test) does. */
@@ -73,21 +73,20 @@ export function createHttpApp(deps: HttpAppDeps): Koa {
   if (deps.corsOrigins.length > 0) app.use(cors(deps.corsOrigins, ALL_PET_OPERATIONS));
   const logRefusal = debug ? refusalLog(deps.logger) : undefined;
   app.use(requireApiKey({ catalog: deps.catalog, rateLimits: deps.rateLimits, metrics: deps.metrics, logRefusal }));
-  if (tracing !== undefined) app.use(tracing.traceOperations(router));
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;
 }
 
 /** Every route the service answers, in one flat router; the OpenAPI documents must describe exactly these. */
-export function allRoutes(deps: Pick<HttpAppDeps, 'readiness' | 'servers' | 'catalog' | 'clock' | 'idempotency' | 'metrics' | 'metricsOnApiPort'>): Router {
+export function allRoutes(deps: Pick<HttpAppDeps, 'readiness' | 'servers' | 'catalog' | 'clock' | 'idempotency' | 'metrics' | 'metricsOnApiPort' | 'tracing'>): Router {
   const metrics = deps.metricsOnApiPort ? deps.metrics : undefined;
   // Exact paths only, as documented: `/V1/pets` would bypass the key check, `/v1/pets/` is no route.
   const router = new Router({ sensitive: true, strict: true });
   addHealthRoutes(router, deps.readiness);
   addOpenApiRoutes(router, deps.servers, { metrics: metrics !== undefined });
   addDocsRoutes(router);
-  addPetRoutes(router, deps.catalog, deps.clock, deps.idempotency);
+  addPetRoutes(router, deps.catalog, deps.clock, deps.idempotency, deps.tracing?.operationSpan);
   if (metrics !== undefined) addMetricsRoutes(router, metrics);
   return router;
 }

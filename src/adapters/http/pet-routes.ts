@@ -18,13 +18,17 @@ import { sendSuccess } from './send-success.js';
 import { validate } from './validate.js';
 import { ListPetsQuerySchema, NewPetSchema, PetIdSchema } from './wire-schemas.js';
 
-/** The three operations of the interface, under /v1, as the route table (pet-operations.ts) lists them. */
-export function addPetRoutes(router: Router, catalog: PetCatalog, clock: Clock, idempotency: IdempotencySettings): void {
+/**
+ * The three operations of the interface, under /v1, as the route table (pet-operations.ts) lists them.
+ * `operationSpan`, when tracing is on, runs first in each operation's route (request-tracing.ts).
+ */
+export function addPetRoutes(router: Router, catalog: PetCatalog, clock: Clock, idempotency: IdempotencySettings, operationSpan?: RouterMiddleware): void {
+  const add = (operation: PetOperation, handler: RouterMiddleware) => addRoute(router, operation, handler, operationSpan);
   const { listPets, createPet, getPet } = PET_OPERATIONS;
   // Never ctx.query: it is quadratic in the number of parameters (see query.ts).
   const petIdOf = memoized((text) => validate(PetIdSchema, text, 'petId'));
   const listQueryOf = memoized((querystring) => Object.freeze(validate(ListPetsQuerySchema, queryOf(querystring), 'query')));
-  addRoute(router, listPets, async (ctx) => {
+  add(listPets, async (ctx) => {
     const { limit, status, cursor } = listQueryOf(ctx.querystring);
     const afterId = cursor === undefined ? undefined : decodeCursor(cursor, status);
     const page = await catalog.listPets({ limit, status, afterId }, arrivedAt(ctx));
@@ -32,7 +36,7 @@ export function addPetRoutes(router: Router, catalog: PetCatalog, clock: Clock, 
     sendSuccess(ctx, listPets.success, petsJson(page.pets), link);
   });
 
-  addRoute(router, createPet, async (ctx) => {
+  add(createPet, async (ctx) => {
     const json = await readJsonBody(ctx);
     const newPet = newPetOf(validate(NewPetSchema, json, 'body'));
     const { pet, replayed } = await catalog.addPet(newPet, idempotentCreateOf(ctx, idempotency, json), arrivedAt(ctx));
@@ -45,7 +49,7 @@ export function addPetRoutes(router: Router, catalog: PetCatalog, clock: Clock, 
     sendSuccess(ctx, createPet.success, newPetJson(pet), headers);
   });
 
-  addRoute(router, getPet, async (ctx) => {
+  add(getPet, async (ctx) => {
     // Removal is scheduled in the published document; at the instant it takes effect without a deploy.
     if (clock.now() >= GET_PET_SUNSET_AT) {
       throw new ApiError(410, 'operation_removed', `GET /v1/pets/{petId} was removed; use GET ${GET_PET_SUCCESSOR} instead.`);
@@ -55,9 +59,14 @@ export function addPetRoutes(router: Router, catalog: PetCatalog, clock: Clock, 
   });
 }
 
-/** Registers a route table entry: its method, its path under /v1, its operationId as name (the router span's). */
-export function addRoute(router: Router, operation: PetOperation, handler: RouterMiddleware): void {
-  router[operation.method](operation.operationId, routerPath(operation), handler);
+/**
+ * Registers a route table entry: its method, its path under /v1, its operationId as name (the operation span's),
+ * and the operation span's middleware before the handler when tracing is on.
+ */
+export function addRoute(router: Router, operation: PetOperation, handler: RouterMiddleware, operationSpan?: RouterMiddleware): void {
+  const path = routerPath(operation);
+  if (operationSpan === undefined) router[operation.method](operation.operationId, path, handler);
+  else router[operation.method](operation.operationId, path, operationSpan, handler);
 }
 
 // Storage bounds its wait from the request's arrival (request-context.ts), not from the call.
