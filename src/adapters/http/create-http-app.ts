@@ -47,7 +47,7 @@ export interface HttpAppDeps {
    */
   readonly middleware?: readonly Middleware[];
   /** The service's spans, when tracing is on (request-tracing.ts, loaded only then). */
-  readonly tracing?: Pick<typeof RequestTracing, 'traceRequests' | 'operationSpan' | 'recordUnexpectedError'>;
+  readonly tracing?: Pick<typeof RequestTracing, 'traceRequests' | 'withOperationSpan' | 'recordUnexpectedError'>;
 }
 
 /** The Koa app serving the interface. It never listens: main.ts (or a test) does. */
@@ -86,7 +86,7 @@ export function allRoutes(deps: Pick<HttpAppDeps, 'readiness' | 'servers' | 'cat
   addHealthRoutes(router, deps.readiness);
   addOpenApiRoutes(router, deps.servers, { metrics: metrics !== undefined });
   addDocsRoutes(router);
-  addPetRoutes(router, deps.catalog, deps.clock, deps.idempotency, deps.tracing?.operationSpan);
+  addPetRoutes(router, deps.catalog, deps.clock, deps.idempotency, deps.tracing?.withOperationSpan);
   if (metrics !== undefined) addMetricsRoutes(router, metrics);
   return router;
 }

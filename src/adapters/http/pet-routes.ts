@@ -20,10 +20,10 @@ import { ListPetsQuerySchema, NewPetSchema, PetIdSchema } from './wire-schemas.j
 
 /**
  * The three operations of the interface, under /v1, as the route table (pet-operations.ts) lists them.
- * `operationSpan`, when tracing is on, runs first in each operation's route (request-tracing.ts).
+ * `traced`, when tracing is on, wraps each operation's handler in its span (request-tracing.ts).
  */
-export function addPetRoutes(router: Router, catalog: PetCatalog, clock: Clock, idempotency: IdempotencySettings, operationSpan?: RouterMiddleware): void {
-  const add = (operation: PetOperation, handler: RouterMiddleware) => addRoute(router, operation, handler, operationSpan);
+export function addPetRoutes(router: Router, catalog: PetCatalog, clock: Clock, idempotency: IdempotencySettings, traced?: HandlerWrapper): void {
+  const add = (operation: PetOperation, handler: RouterMiddleware) => addRoute(router, operation, handler, traced);
   const { listPets, createPet, getPet } = PET_OPERATIONS;
   // Never ctx.query: it is quadratic in the number of parameters (see query.ts).
   const petIdOf = memoized((text) => validate(PetIdSchema, text, 'petId'));
@@ -61,13 +61,14 @@ export function addPetRoutes(router: Router, catalog: PetCatalog, clock: Clock, 
 
 /**
  * Registers a route table entry: its method, its path under /v1, its operationId as name (the operation span's),
- * and the operation span's middleware before the handler when tracing is on.
+ * and its handler, wrapped in the operation span when tracing is on.
  */
-export function addRoute(router: Router, operation: PetOperation, handler: RouterMiddleware, operationSpan?: RouterMiddleware): void {
-  const path = routerPath(operation);
-  if (operationSpan === undefined) router[operation.method](operation.operationId, path, handler);
-  else router[operation.method](operation.operationId, path, operationSpan, handler);
+export function addRoute(router: Router, operation: PetOperation, handler: RouterMiddleware, traced?: HandlerWrapper): void {
+  router[operation.method](operation.operationId, routerPath(operation), traced === undefined ? handler : traced(handler));
 }
+
+/** What tracing wraps a route's handler in (request-tracing.ts's `withOperationSpan`). */
+type HandlerWrapper = (handler: RouterMiddleware) => RouterMiddleware;
 
 // Storage bounds its wait from the request's arrival (request-context.ts), not from the call.
 const arrivedAt = (ctx: Context) => (ctx.state as RequestState).started;

@@ -134,22 +134,25 @@ function serverPort(ctx: Context): number {
 }
 
 /**
- * The first middleware of each operation's route (pet-routes.ts): a span per routed operation, named by its
- * operationId (`createPet`, the route's name), for a recorded request only. The router has matched the route by
- * then and says which one (`ctx.routerName`, `ctx.routerPath`): nothing is matched twice.
+ * Each operation's route handler (pet-routes.ts), run in a span of its own, named by its operationId (`createPet`,
+ * the route's name), for a recorded request only. The router has matched the route by then and says which one
+ * (`ctx.routerName`, `ctx.routerPath`): nothing is matched twice. A wrapper, not a middleware of its own, so that
+ * no request pays for one more layer in the route's stack.
  */
-export const operationSpan: RouterMiddleware = (ctx, next) => {
-  if (trace.getActiveSpan()?.isRecording() !== true) return next();
-  const { routerName, routerPath } = ctx;
-  if (routerName === undefined) return next();
-  return tracer.startActiveSpan(routerName, { attributes: { [ATTR_HTTP_ROUTE]: routerPath } }, async (span) => {
-    try {
-      return await next();
-    } finally {
-      span.end();
-    }
-  });
-};
+export function withOperationSpan(handler: RouterMiddleware): RouterMiddleware {
+  return (ctx, next) => {
+    if (trace.getActiveSpan()?.isRecording() !== true) return handler(ctx, next);
+    const { routerName, routerPath } = ctx;
+    if (routerName === undefined) return handler(ctx, next);
+    return tracer.startActiveSpan(routerName, { attributes: { [ATTR_HTTP_ROUTE]: routerPath } }, async (span) => {
+      try {
+        return await handler(ctx, next);
+      } finally {
+        span.end();
+      }
+    });
+  };
+}
 
 /**
  * For the app's 'error' event (an error that became an unanticipated 5xx): its exception on the server span. The
