@@ -136,8 +136,8 @@ function serverPort(ctx: Context): number {
 /**
  * Each operation's route handler (pet-routes.ts), run in a span of its own, named by its operationId (`createPet`,
  * the route's name), for a recorded request only. The router has matched the route by then and says which one
- * (`ctx.routerName`, `ctx.routerPath`): nothing is matched twice. A wrapper, not a middleware of its own, so that
- * no request pays for one more layer in the route's stack.
+ * (`ctx.routerName`, `ctx.routerPath`): nothing is matched twice. A wrapper rather than a middleware of its own:
+ * the route's stack holds the one handler, traced or not.
  */
 export function withOperationSpan(handler: RouterMiddleware): RouterMiddleware {
   return (ctx, next) => {
