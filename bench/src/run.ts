@@ -7,7 +7,7 @@ import { parseOptions, USAGE, type BenchOptions } from './options.js';
 import { freshDbName, startMongoServer } from './mongo-server.js';
 import { scaleRun } from './scale-run.js';
 import { startOtlpReceiver, type OtlpReceiver } from './otlp-receiver.js';
-import { MEMORY_YARDSTICKS, startMachineProbe, TRACED, type ServerName, type StartSettings } from './servers.js';
+import { MEMORY_YARDSTICKS, startMachineProbe, TRACED, unsupportedNode, type ServerName, type StartSettings } from './servers.js';
 import { throughputRun } from './throughput-run.js';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -78,6 +78,8 @@ async function main(options: BenchOptions, mongo: { readonly url: string; readon
 
 try {
   const options = parseOptions(process.argv.slice(2));
+  const refused = unsupportedNode(process.version);
+  if (refused !== undefined) throw new Error(refused);
   log(`load average at the start: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   const mongo = options.storage === 'mongodb' ? await startMongoServer() : undefined;
   const receiver = options.tracing ? await startOtlpReceiver() : undefined;

@@ -200,6 +200,20 @@ function nearestPackageJson(dir: string): string {
   return nearestPackageJson(dirname(dir));
 }
 
+/**
+ * Why the servers cannot be measured on `version`, the Node.js running the harness (each server is spawned with
+ * process.execPath), when it is older than package.json's engines allow: `npm run bench` runs the package's own
+ * Node.js 24, while `node bench/dist/run.js` from a shell may run the system's older one, whose figures would pass
+ * for the service's. Undefined when it will do.
+ */
+export function unsupportedNode(version: string, packageJson: string = SERVICE_PACKAGE): string | undefined {
+  const range = (JSON.parse(readFileSync(packageJson, 'utf8')) as { engines?: { node?: string } }).engines?.node;
+  const least = /^>=\s*(\d+)/.exec(range ?? '')?.[1];
+  if (least === undefined) throw new Error(`engines.node in ${packageJson} is not ">=N": ${range}`);
+  if (Number(/^v?(\d+)/.exec(version)?.[1]) >= Number(least)) return undefined;
+  return `the servers would run on Node.js ${version}, and the package needs ${range}: run the bench through npm run bench`;
+}
+
 /** The package's start script as a command, `node <options> dist/main.js` (without the `exec` that lets signals reach node). */
 export function startScriptCommand(packageJson: string): string[] {
   const start = (JSON.parse(readFileSync(packageJson, 'utf8')) as { scripts: { start: string } }).scripts.start;

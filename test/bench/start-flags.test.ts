@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startFlagsOf, startScriptFlags } from '../../bench/src/servers.js';
+import { startFlagsOf, startScriptFlags, unsupportedNode } from '../../bench/src/servers.js';
 
 describe('the node flags the bench starts the service with', () => {
   it('are the ones npm start gives it', () => {
@@ -27,5 +27,13 @@ describe('the node flags the bench starts the service with', () => {
     expect(startFlagsOf('service', entry)).toEqual(startScriptFlags(join(import.meta.dirname, '../../package.json')));
     expect(startFlagsOf('traced 1%', entry)).toEqual(startFlagsOf('service', entry));
     expect(startFlagsOf('koa', entry)).toEqual([]);
+  });
+
+  it('are refused on a Node.js older than the package allows, as every server would run on it', () => {
+    expect(unsupportedNode('v20.20.2')).toMatch(/Node\.js v20\.20\.2, and the package needs >=24/);
+    expect(unsupportedNode('v24.21.0')).toBeUndefined();
+    const file = join(mkdtempSync(join(tmpdir(), 'engines-')), 'package.json');
+    writeFileSync(file, JSON.stringify({ engines: { node: '^24.0.0' } }));
+    expect(() => unsupportedNode('v24.21.0', file)).toThrow(/is not ">=N"/);
   });
 });
