@@ -8,20 +8,22 @@ import { exportFailureLog } from './export-failure-log.js';
 import { PooledIdGenerator } from './pooled-id-generator.js';
 import { SampledOnce } from './sampled-once.js';
 import { samplerFromEnv } from './sampler-from-env.js';
+import { spanProcessorsFromEnv } from './span-processors-from-env.js';
 import type { Logger } from './logger.js';
 
 let sdk: NodeSDK | undefined;
 let sampling: SampledOnce | undefined;
 
 /**
- * Starts the OpenTelemetry Node SDK configured by its OTEL_* variables (exporter, protocol, endpoint, resource,
- * propagators; the sampler they name is built here, sampler-from-env.ts) with the instrumentation of the MongoDB
- * driver (log lines get their trace ids from logger.ts's mixin); the service starts each request's server span
- * itself (request-tracing.ts). Traces only: metrics stay on /metrics and logs on stdout.
+ * Starts the OpenTelemetry Node SDK configured by its OTEL_* variables (resource, propagators, limits; the sampler
+ * and the exporters they name are built here, sampler-from-env.ts and span-processors-from-env.ts) with the
+ * instrumentation of the MongoDB driver (log lines get their trace ids from logger.ts's mixin); the service starts
+ * each request's server span itself (request-tracing.ts). Traces only: metrics stay on /metrics and logs on stdout.
  * `spanProcessors` replace the exporter the variables choose (tests).
  */
 export async function startTracing(spanProcessors?: NodeSDKConfiguration['spanProcessors']): Promise<void> {
   if (sdk !== undefined) return;
+  const processors = spanProcessors ?? (await spanProcessorsFromEnv());
   // ES modules are patched through import-in-the-middle's loader hook, which wraps only the packages the
   // instrumentations name (imported by their bare names, as the service imports them).
   const { registerOptions, waitForAllMessagesAcknowledged } = createAddHookMessageChannel();
@@ -38,7 +40,7 @@ export async function startTracing(spanProcessors?: NodeSDKConfiguration['spanPr
     idGenerator: sampling.ids,
     metricReaders: [],
     logRecordProcessors: [],
-    ...(spanProcessors === undefined ? {} : { spanProcessors }),
+    spanProcessors: processors,
   });
   sdk.start();
   await waitForAllMessagesAcknowledged();
