@@ -1,5 +1,5 @@
-import { createTraceState, type Attributes, type HrTime, type Link, type SpanContext, type SpanKind, type SpanStatus } from '@opentelemetry/api';
-import type { InstrumentationScope } from '@opentelemetry/core';
+import { createTraceState, type Attributes, type HrTime, type Link, type SpanContext, type SpanKind, type SpanStatusCode } from '@opentelemetry/api';
+import { hrTimeDuration, type InstrumentationScope } from '@opentelemetry/core';
 import { resourceFromAttributes, type Resource } from '@opentelemetry/resources';
 import type { ReadableSpan, TimedEvent } from '@opentelemetry/sdk-trace';
 
@@ -15,47 +15,65 @@ export interface SpanBatch {
   readonly spans: readonly SpanTuple[];
 }
 
-type ContextTuple = readonly [traceId: string, spanId: string, traceFlags: number, traceState: string | undefined, isRemote: boolean | undefined];
+/** A context a span refers to, but for its trace id where it is the span's own (a parent's always is). */
+type ContextTuple = readonly [spanId: string, traceFlags: number, traceState: string | undefined, isRemote: boolean | undefined];
+type LinkTuple = readonly [traceId: string, ...context: ContextTuple, attributes: Attributes | undefined, droppedAttributesCount: number | undefined];
 
+// Flat: each array or object in a span costs the clone more than a dozen numbers (empty arrays are left out, and
+// the duration is worked out again from the start and end, as the SDK works it out).
 type SpanTuple = readonly [
   name: string,
   kind: SpanKind,
-  context: ContextTuple,
-  parent: ContextTuple | undefined,
-  startTime: HrTime,
-  endTime: HrTime,
-  duration: HrTime,
-  status: SpanStatus,
+  traceId: string,
+  ...context: ContextTuple,
+  ...parent: ContextTuple | readonly [undefined, undefined, undefined, undefined],
+  startSeconds: number,
+  startNanos: number,
+  endSeconds: number,
+  endNanos: number,
+  statusCode: SpanStatusCode,
+  statusMessage: string | undefined,
   attributes: Attributes,
-  links: readonly (readonly [ContextTuple, Attributes | undefined, number | undefined])[],
-  events: TimedEvent[],
+  links: readonly LinkTuple[] | undefined,
+  events: TimedEvent[] | undefined,
   scope: number,
   resource: number,
-  dropped: readonly [attributes: number, events: number, links: number],
+  droppedAttributesCount: number,
+  droppedEventsCount: number,
+  droppedLinksCount: number,
 ];
 
 /** The batch's spans as data (the main thread's side). */
 export function spanBatch(spans: readonly ReadableSpan[]): SpanBatch {
   const resources: Resource[] = [];
   const scopes: InstrumentationScope[] = [];
-  const tuples = spans.map((span): SpanTuple => [
-    span.name,
-    span.kind,
-    contextTuple(span.spanContext()),
-    span.parentSpanContext && contextTuple(span.parentSpanContext),
-    span.startTime,
-    span.endTime,
-    span.duration,
-    span.status,
-    span.attributes,
-    span.links.map((link) => [contextTuple(link.context), link.attributes, link.droppedAttributesCount]),
-    span.events,
-    indexIn(scopes, span.instrumentationScope),
-    indexIn(resources, span.resource),
-    [span.droppedAttributesCount, span.droppedEventsCount, span.droppedLinksCount],
-  ]);
+  const tuples = spans.map((span): SpanTuple => {
+    const { traceId, ...context } = span.spanContext();
+    const parent = span.parentSpanContext;
+    return [
+      span.name,
+      span.kind,
+      traceId,
+      ...contextTuple(context),
+      ...(parent === undefined ? NO_PARENT : contextTuple(parent)),
+      ...span.startTime,
+      ...span.endTime,
+      span.status.code,
+      span.status.message,
+      span.attributes,
+      span.links.length === 0 ? undefined : span.links.map(linkTuple),
+      span.events.length === 0 ? undefined : span.events,
+      indexIn(scopes, span.instrumentationScope),
+      indexIn(resources, span.resource),
+      span.droppedAttributesCount,
+      span.droppedEventsCount,
+      span.droppedLinksCount,
+    ];
+  });
   return { resources: resources.map(({ attributes, schemaUrl }) => [attributes, schemaUrl]), scopes, spans: tuples };
 }
+
+const NO_PARENT = [undefined, undefined, undefined, undefined] as const;
 
 /** Where `item` is in `list` (a batch holds one or two), added if it is not. */
 function indexIn<T>(list: T[], item: T): number {
@@ -63,46 +81,57 @@ function indexIn<T>(list: T[], item: T): number {
   return index >= 0 ? index : list.push(item) - 1;
 }
 
-const contextTuple = (context: SpanContext): ContextTuple => [
-  context.traceId,
+const contextTuple = (context: Omit<SpanContext, 'traceId'>): ContextTuple => [
   context.spanId,
   context.traceFlags,
   context.traceState?.serialize(),
   context.isRemote,
 ];
 
+const linkTuple = ({ context, attributes, droppedAttributesCount }: Link): LinkTuple => [
+  context.traceId,
+  ...contextTuple(context),
+  attributes,
+  droppedAttributesCount,
+];
+
 /** The batch's spans as objects implementing `ReadableSpan`, for an exporter (the worker's side). */
 export function readableSpans(batch: SpanBatch): ReadableSpan[] {
   const resources = batch.resources.map(([attributes, schemaUrl]) => resourceFromAttributes(attributes, { schemaUrl }));
-  return batch.spans.map(([name, kind, context, parent, startTime, endTime, duration, status, attributes, links, events, scope, resource, dropped]) => {
-    const spanContext = spanContextOf(context);
+  return batch.spans.map((span) => {
+    const [name, kind, traceId, spanId, traceFlags, traceState, isRemote, parentId, parentFlags, parentState, parentRemote,
+      startSeconds, startNanos, endSeconds, endNanos, statusCode, statusMessage, attributes, links, events,
+      scope, resource, droppedAttributesCount, droppedEventsCount, droppedLinksCount] = span;
+    const spanContext = spanContextOf(traceId, [spanId, traceFlags, traceState, isRemote]);
+    const startTime: HrTime = [startSeconds, startNanos];
+    const endTime: HrTime = [endSeconds, endNanos];
     return {
       name,
       kind,
       spanContext: () => spanContext,
-      parentSpanContext: parent && spanContextOf(parent),
+      parentSpanContext: parentId === undefined ? undefined : spanContextOf(traceId, [parentId, parentFlags!, parentState, parentRemote]),
       startTime,
       endTime,
-      duration,
-      status,
+      duration: hrTimeDuration(startTime, endTime),
+      status: statusMessage === undefined ? { code: statusCode } : { code: statusCode, message: statusMessage },
       attributes,
-      links: links.map(([linked, linkAttributes, droppedAttributesCount]): Link => ({
-        context: spanContextOf(linked),
+      links: (links ?? []).map(([linkTrace, linkSpan, linkFlags, linkState, linkRemote, linkAttributes, linkDropped]) => ({
+        context: spanContextOf(linkTrace, [linkSpan, linkFlags, linkState, linkRemote]),
         attributes: linkAttributes,
-        droppedAttributesCount,
+        droppedAttributesCount: linkDropped,
       })),
-      events,
+      events: events ?? [],
       instrumentationScope: batch.scopes[scope]!,
       resource: resources[resource]!,
       ended: true,
-      droppedAttributesCount: dropped[0],
-      droppedEventsCount: dropped[1],
-      droppedLinksCount: dropped[2],
+      droppedAttributesCount,
+      droppedEventsCount,
+      droppedLinksCount,
     };
   });
 }
 
-function spanContextOf([traceId, spanId, traceFlags, traceState, isRemote]: ContextTuple): SpanContext {
+function spanContextOf(traceId: string, [spanId, traceFlags, traceState, isRemote]: ContextTuple): SpanContext {
   const context: SpanContext = { traceId, spanId, traceFlags };
   if (traceState !== undefined) context.traceState = createTraceState(traceState);
   if (isRemote !== undefined) context.isRemote = isRemote;

@@ -1,10 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { diag, DiagConsoleLogger } from '@opentelemetry/api';
 import { diagLogLevelFromString, getStringFromEnv } from '@opentelemetry/core';
-import { OTLPTraceExporter as GrpcExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
-import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { ZipkinExporter } from '@opentelemetry/exporter-zipkin';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import { readableSpans } from './span-data.js';
 import type { WorkerCall, WorkerReply } from './worker-span-exporter.js';
@@ -18,7 +14,8 @@ import type { WorkerCall, WorkerReply } from './worker-span-exporter.js';
 const logLevel = getStringFromEnv('OTEL_LOG_LEVEL');
 if (logLevel !== undefined) diag.setLogger(new DiagConsoleLogger(), { logLevel: diagLogLevelFromString(logLevel) });
 
-const exporter = exporterNamed((workerData as { exporter: string }).exporter);
+// Calls posted meanwhile wait in the port: it delivers none before the listener below is added.
+const exporter = await exporterNamed((workerData as { exporter: string }).exporter);
 const port = parentPort!;
 
 port.on('message', (call: WorkerCall) => {
@@ -33,7 +30,6 @@ port.on('message', (call: WorkerCall) => {
     );
   }
 });
-port.postMessage({ ready: true });
 
 /** An error as one that crosses threads whatever it holds: its message and stack. */
 function cloneable(error: unknown): Error {
@@ -42,19 +38,20 @@ function cloneable(error: unknown): Error {
   return copy;
 }
 
-/** The exporter for `otlp` (by OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL) or `zipkin`, as @opentelemetry/sdk-node builds it. */
-function exporterNamed(name: string): SpanExporter {
-  if (name === 'zipkin') return new ZipkinExporter();
+/**
+ * The exporter for `otlp` (by OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL) or `zipkin`, as @opentelemetry/sdk-node builds
+ * it; only its package is loaded.
+ */
+async function exporterNamed(name: string): Promise<SpanExporter> {
+  if (name === 'zipkin') return new (await import('@opentelemetry/exporter-zipkin')).ZipkinExporter();
   const protocol = getStringFromEnv('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') ?? getStringFromEnv('OTEL_EXPORTER_OTLP_PROTOCOL') ?? 'http/protobuf';
   switch (protocol) {
     case 'grpc':
-      return new GrpcExporter();
+      return new (await import('@opentelemetry/exporter-trace-otlp-grpc')).OTLPTraceExporter();
     case 'http/json':
-      return new JsonExporter();
-    case 'http/protobuf':
-      return new ProtobufExporter();
+      return new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter();
     default:
-      diag.warn(`Unsupported OTLP traces protocol: ${protocol}. Using http/protobuf.`);
-      return new ProtobufExporter();
+      if (protocol !== 'http/protobuf') diag.warn(`Unsupported OTLP traces protocol: ${protocol}. Using http/protobuf.`);
+      return new (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter();
   }
 }

@@ -9,14 +9,14 @@ import { WorkerSpanExporter } from './worker-span-exporter.js';
  * and `zipkin` run in a worker thread (worker-span-exporter.ts) behind the SDK's BatchSpanProcessor; `console`
  * prints on this thread, span by span, as there.
  */
-export async function spanProcessorsFromEnv(): Promise<SpanProcessor[]> {
+export function spanProcessorsFromEnv(): SpanProcessor[] {
   let names = [...new Set(getStringListFromEnv('OTEL_TRACES_EXPORTER'))].filter((name) => name !== 'null');
   if (names[0] === 'none') return [];
   if (names.length === 0 || names.includes('none')) names = ['otlp'];
   const processors: SpanProcessor[] = [];
   for (const name of names) {
     if (name === 'console') processors.push(new SimpleSpanProcessor({ exporter: new ConsoleSpanExporter() }));
-    else if (name === 'otlp' || name === 'zipkin') processors.push(batchProcessor(await WorkerSpanExporter.start(name)));
+    else if (name === 'otlp' || name === 'zipkin') processors.push(batchProcessor(new WorkerSpanExporter(name)));
     else diag.warn(`Unrecognized OTEL_TRACES_EXPORTER value: ${name}.`);
   }
   return processors;

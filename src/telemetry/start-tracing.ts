@@ -23,8 +23,7 @@ let sampling: SampledOnce | undefined;
  */
 export async function startTracing(spanProcessors?: NodeSDKConfiguration['spanProcessors']): Promise<void> {
   if (sdk !== undefined) return;
-  const processors = spanProcessors ?? (await spanProcessorsFromEnv());
-  // ES modules are patched through import-in-the-middle's loader hook, which wraps only the packages the
+    // ES modules are patched through import-in-the-middle's loader hook, which wraps only the packages the
   // instrumentations name (imported by their bare names, as the service imports them).
   const { registerOptions, waitForAllMessagesAcknowledged } = createAddHookMessageChannel();
   register('import-in-the-middle/hook.mjs', import.meta.url, registerOptions);
@@ -40,7 +39,7 @@ export async function startTracing(spanProcessors?: NodeSDKConfiguration['spanPr
     idGenerator: sampling.ids,
     metricReaders: [],
     logRecordProcessors: [],
-    spanProcessors: processors,
+    spanProcessors: spanProcessors ?? spanProcessorsFromEnv(),
   });
   sdk.start();
   await waitForAllMessagesAcknowledged();

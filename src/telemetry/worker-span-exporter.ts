@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
@@ -16,9 +15,10 @@ const WORKER = new URL('./span-export-worker.js', import.meta.url);
 
 /**
  * A span exporter that hands each batch, as plain data, to the exporter OTEL_TRACES_EXPORTER names running in a
- * worker thread (span-export-worker.ts), and answers with that exporter's result. Sending a batch from the thread
- * that serves requests cost 5-7% of its req/s at 1% sampling (BENCHMARKS.md, issue 42); the worker's copy takes
- * its place. A worker that fails is replaced at the next call; shutdown waits for the worker's exporter to end.
+ * worker thread (span-export-worker.ts), and answers with that exporter's result. Sent from the thread that serves
+ * requests, a batch cost 5-7% of its req/s at 1% sampling; handed over, less, though at 100% on a single CPU the
+ * worker's encoding competes with the requests (BENCHMARKS.md, issue 42). A worker that fails is replaced at the
+ * next call; shutdown waits for the worker's exporter to end.
  */
 export class WorkerSpanExporter implements SpanExporter {
   readonly #exporter: string;
@@ -26,16 +26,9 @@ export class WorkerSpanExporter implements SpanExporter {
   #worker: Worker | undefined;
   #ids = 0;
 
-  private constructor(exporter: string) {
+  /** `exporter`: `otlp` or `zipkin`. The worker starts with the first batch: a process that records no span has none. */
+  constructor(exporter: string) {
     this.#exporter = exporter;
-  }
-
-  /** Starts the worker and waits until its exporter is built: a configuration it refuses stops the start-up. */
-  static async start(exporter: string): Promise<WorkerSpanExporter> {
-    const started = new WorkerSpanExporter(exporter);
-    const worker = started.#spawn();
-    await once(worker, 'message'); // its first message says it is ready; an 'error' before it rejects
-    return started;
   }
 
   export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
@@ -85,9 +78,7 @@ export class WorkerSpanExporter implements SpanExporter {
     // No --import: the tracing preload would start tracing again inside the worker.
     const worker = new Worker(WORKER, { execArgv: [], workerData: { exporter: this.#exporter } });
     worker.unref();
-    worker.on('message', (reply: WorkerReply | { readonly ready: true }) => {
-      if ('id' in reply) this.#settle(reply.id, reply);
-    });
+    worker.on('message', (reply: WorkerReply) => this.#settle(reply.id, reply));
     worker.on('error', (error) => this.#failed(worker, error));
     worker.on('exit', (code) => this.#failed(worker, new Error(`span export worker exited with code ${code}`)));
     this.#worker = worker;

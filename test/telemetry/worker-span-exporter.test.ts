@@ -68,7 +68,7 @@ describe('WorkerSpanExporter', () => {
     const spans = finishedSpans();
     expect(await exported(new JsonExporter({ url: `${base}/here` }), spans)).toEqual({ code: ExportResultCode.SUCCESS });
     exportingJsonTo('/worker');
-    const exporter = await WorkerSpanExporter.start('otlp');
+    const exporter = new WorkerSpanExporter('otlp');
     expect(await exported(exporter, spans)).toEqual({ code: ExportResultCode.SUCCESS });
     await exporter.shutdown();
 
@@ -81,7 +81,7 @@ describe('WorkerSpanExporter', () => {
   it('answers a failed export with the exporter’s error, and goes on exporting', async () => {
     vi.stubEnv('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'http://127.0.0.1:1/v1/traces');
     vi.stubEnv('OTEL_EXPORTER_OTLP_TRACES_TIMEOUT', '500');
-    const exporter = await WorkerSpanExporter.start('otlp');
+    const exporter = new WorkerSpanExporter('otlp');
     const results = [await exported(exporter, finishedSpans()), await exported(exporter, finishedSpans())];
     await exporter.shutdown();
     expect(results).toEqual([0, 1].map(() => ({ code: ExportResultCode.FAILED, error: expect.objectContaining({ message: expect.stringMatching(/ECONNREFUSED/) }) })));
@@ -89,7 +89,7 @@ describe('WorkerSpanExporter', () => {
 
   it('ends only when its worker has sent the batch it was given before', async () => {
     exportingJsonTo('/last');
-    const exporter = await WorkerSpanExporter.start('otlp');
+    const exporter = new WorkerSpanExporter('otlp');
     const result = exported(exporter, finishedSpans());
     await exporter.shutdown();
     expect(bodies.get('/last')).toHaveLength(1);
@@ -98,7 +98,7 @@ describe('WorkerSpanExporter', () => {
 
   it('runs the Zipkin exporter for `zipkin`, to OTEL_EXPORTER_ZIPKIN_ENDPOINT', async () => {
     vi.stubEnv('OTEL_EXPORTER_ZIPKIN_ENDPOINT', `${base}/zipkin`);
-    const exporter = await WorkerSpanExporter.start('zipkin');
+    const exporter = new WorkerSpanExporter('zipkin');
     expect(await exported(exporter, finishedSpans())).toEqual({ code: ExportResultCode.SUCCESS });
     await exporter.shutdown();
     const [sent] = bodies.get('/zipkin') as [{ name: string; localEndpoint: { serviceName: string } }[]];
@@ -121,7 +121,7 @@ describe('spanProcessorsFromEnv', () => {
     ['no_such_exporter', []],
   ])('OTEL_TRACES_EXPORTER=%s: %j, as the Node SDK chooses', async (names, expected) => {
     vi.stubEnv('OTEL_TRACES_EXPORTER', names);
-    const processors = await spanProcessorsFromEnv();
+    const processors = spanProcessorsFromEnv();
     await Promise.all(processors.map((processor) => processor.shutdown()));
     expect(processors.map((processor) => processor.constructor.name)).toEqual(expected);
   });
@@ -129,7 +129,7 @@ describe('spanProcessorsFromEnv', () => {
   it('hands a batch processor’s spans to the worker on the OTEL_BSP_SCHEDULE_DELAY schedule', async () => {
     exportingJsonTo('/scheduled');
     vi.stubEnv('OTEL_BSP_SCHEDULE_DELAY', '50');
-    const [processor] = (await spanProcessorsFromEnv()) as [BatchSpanProcessor];
+    const [processor] = spanProcessorsFromEnv() as [BatchSpanProcessor];
     for (const span of finishedSpans()) processor.onEnd(span);
     await vi.waitFor(() => expect(bodies.get('/scheduled')).toHaveLength(1), { timeout: 5000 });
     await processor.shutdown();
