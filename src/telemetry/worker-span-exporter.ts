@@ -93,7 +93,9 @@ export class WorkerSpanExporter implements SpanExporter {
 
   /** Every open call fails with the worker's error; the next call starts a new worker. */
   #failed(worker: Worker, error: Error): void {
-    if (this.#worker === worker) this.#worker = undefined;
+    // A worker's 'exit' follows its 'error', and a shut-down worker exits too: the calls open then are another's.
+    if (this.#worker !== worker) return;
+    this.#worker = undefined;
     for (const id of [...this.#pending.keys()]) this.#settle(id, { id, error });
   }
 }

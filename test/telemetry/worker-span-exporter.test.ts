@@ -87,6 +87,21 @@ describe('WorkerSpanExporter', () => {
     expect(results).toEqual([0, 1].map(() => ({ code: ExportResultCode.FAILED, error: expect.objectContaining({ message: expect.stringMatching(/ECONNREFUSED/) }) })));
   });
 
+  it('fails a batch that cannot cross to its worker, and exports the next', async () => {
+    exportingJsonTo('/after-clone-error');
+    const exporter = new WorkerSpanExporter('otlp');
+    const [span] = finishedSpans();
+    // The SDK keeps only primitives and their arrays in attributes; a function gets this far only by mistake.
+    const uncloneable = Object.create(span!, { attributes: { value: { callback: () => 0 } } }) as ReadableSpan;
+    expect(await exported(exporter, [uncloneable])).toEqual({
+      code: ExportResultCode.FAILED,
+      error: expect.objectContaining({ name: 'DataCloneError' }),
+    });
+    expect(await exported(exporter, finishedSpans())).toEqual({ code: ExportResultCode.SUCCESS });
+    await exporter.shutdown();
+    expect(bodies.get('/after-clone-error')).toHaveLength(1);
+  });
+
   it('ends only when its worker has sent the batch it was given before', async () => {
     exportingJsonTo('/last');
     const exporter = new WorkerSpanExporter('otlp');
