@@ -6,8 +6,9 @@ import type { ReadableSpan, TimedEvent } from '@opentelemetry/sdk-trace';
 /**
  * A batch of finished spans as plain data, to cross to the export worker (span-export-worker.ts) by structured clone:
  * every field of the SDK's `ReadableSpan`, its methods and class instances aside (a trace state travels as its
- * header text, a resource as its attributes). Spans and contexts are tuples, and each resource and scope is sent
- * once a batch: a clone writes every key of every object, and a batch of keyed spans took 2.3 times as long to post.
+ * header text, a resource as its attributes). Each span is one flat tuple, and each resource and scope is sent once
+ * a batch: a clone pays for every key, array and object, and the request thread pays for the clone (512 spans of
+ * lists: 320 µs flat, 534 µs as nested tuples, 706 µs to encode them as protobuf; BENCHMARKS.md, issue 42).
  */
 export interface SpanBatch {
   readonly resources: readonly (readonly [attributes: Attributes, schemaUrl: string | undefined])[];
@@ -19,8 +20,8 @@ export interface SpanBatch {
 type ContextTuple = readonly [spanId: string, traceFlags: number, traceState: string | undefined, isRemote: boolean | undefined];
 type LinkTuple = readonly [traceId: string, ...context: ContextTuple, attributes: Attributes | undefined, droppedAttributesCount: number | undefined];
 
-// Flat: each array or object in a span costs the clone more than a dozen numbers (empty arrays are left out, and
-// the duration is worked out again from the start and end, as the SDK works it out).
+// Empty link and event arrays are left out, and the duration is worked out again from the start and end, as the
+// SDK works it out.
 type SpanTuple = readonly [
   name: string,
   kind: SpanKind,

@@ -23,7 +23,7 @@ let sampling: SampledOnce | undefined;
  */
 export async function startTracing(spanProcessors?: NodeSDKConfiguration['spanProcessors']): Promise<void> {
   if (sdk !== undefined) return;
-    // ES modules are patched through import-in-the-middle's loader hook, which wraps only the packages the
+  // ES modules are patched through import-in-the-middle's loader hook, which wraps only the packages the
   // instrumentations name (imported by their bare names, as the service imports them).
   const { registerOptions, waitForAllMessagesAcknowledged } = createAddHookMessageChannel();
   register('import-in-the-middle/hook.mjs', import.meta.url, registerOptions);
