@@ -23,8 +23,7 @@ port.on('message', (call: WorkerCall) => {
   if (call.call === 'export') {
     exporter.export(readableSpans(call.batch), ({ code, error }) => reply({ result: { code, error: error && cloneable(error) } }));
   } else {
-    const done = call.call === 'forceFlush' ? exporter.forceFlush?.() : exporter.shutdown();
-    Promise.resolve(done).then(
+    exporter.shutdown().then(
       () => reply({}),
       (error: unknown) => reply({ error: cloneable(error) }),
     );

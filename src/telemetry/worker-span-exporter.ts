@@ -3,7 +3,8 @@ import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
 import { spanBatch, type SpanBatch } from './span-data.js';
 
-type Call = { readonly call: 'export'; readonly batch: SpanBatch } | { readonly call: 'forceFlush' | 'shutdown' };
+// No forceFlush: the SDK's BatchSpanProcessor, the only caller, never asks an exporter for one.
+type Call = { readonly call: 'export'; readonly batch: SpanBatch } | { readonly call: 'shutdown' };
 export type WorkerCall = Call & { readonly id: number };
 export interface WorkerReply {
   readonly id: number;
@@ -37,24 +38,16 @@ export class WorkerSpanExporter implements SpanExporter {
     );
   }
 
-  async forceFlush(): Promise<void> {
-    if (this.#worker !== undefined) await this.#settled(this.#call({ call: 'forceFlush' }));
-  }
-
   async shutdown(): Promise<void> {
     const worker = this.#worker;
     if (worker === undefined) return;
     try {
-      await this.#settled(this.#call({ call: 'shutdown' }));
+      const { error } = await this.#call({ call: 'shutdown' });
+      if (error !== undefined) throw error;
     } finally {
       this.#worker = undefined;
       await worker.terminate();
     }
-  }
-
-  async #settled(reply: Promise<WorkerReply>): Promise<void> {
-    const { error } = await reply;
-    if (error !== undefined) throw error;
   }
 
   /**
