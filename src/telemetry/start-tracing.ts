@@ -5,6 +5,7 @@ import { MongoDBInstrumentation } from '@opentelemetry/instrumentation-mongodb';
 import { NodeSDK, type NodeSDKConfiguration } from '@opentelemetry/sdk-node';
 import { createAddHookMessageChannel } from 'import-in-the-middle';
 import { exportFailureLog } from './export-failure-log.js';
+import { LinkedContextManager } from './linked-context.js';
 import { PooledIdGenerator } from './pooled-id-generator.js';
 import { SampledOnce } from './sampled-once.js';
 import { samplerFromEnv } from './sampler-from-env.js';
@@ -37,6 +38,8 @@ export async function startTracing(spanProcessors?: NodeSDKConfiguration['spanPr
     // Each request is decided before its span starts (request-tracing.ts); the SDK takes that decision and trace id.
     sampler: sampling,
     idGenerator: sampling.ids,
+    // Contexts without closures, so that a recorded request's spans die young (linked-context.ts).
+    contextManager: new LinkedContextManager(),
     metricReaders: [],
     logRecordProcessors: [],
     spanProcessors: spanProcessors ?? spanProcessorsFromEnv(),

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { RouterMiddleware } from '@koa/router';
-import { context, propagation, SamplingDecision, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Span } from '@opentelemetry/api';
+import { context, propagation, SamplingDecision, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Context as OtelContext, type Span } from '@opentelemetry/api';
 import {
   ATTR_CLIENT_ADDRESS,
   ATTR_ERROR_TYPE,
@@ -60,7 +60,7 @@ export function traceRequests(untraced: ReadonlySet<string>) {
     const span = sampling.startSpan(tracer, name, SERVER_SPAN, parent, decided);
     const { traceId, spanId, traceFlags } = span.spanContext();
     ctx.response.set('traceresponse', traceResponse(traceId, spanId, traceFlags));
-    return recorded(span, ctx, () => context.with(trace.setSpan(parent, span), next));
+    return recorded(span, ctx, trace.setSpan(parent, span), next);
   };
 }
 
@@ -70,9 +70,13 @@ function carries(headers: IncomingHttpHeaders, fields: readonly string[]): boole
   return false;
 }
 
-async function recorded(span: Span, ctx: Context, chain: () => Promise<unknown>): Promise<void> {
+/*
+ * The recorded paths below hand their arguments to context.with instead of making a closure per request, as
+ * linked-context.ts keeps the contexts free of them: less for a recorded request to leave to the collector.
+ */
+async function recorded(span: Span, ctx: Context, active: OtelContext, next: Next): Promise<void> {
   try {
-    await chain();
+    await context.with(active, next);
   } catch (error) {
     // Only a failure of the error mapping itself gets here; Koa answers it with a 500.
     recordFailure(span, error);
@@ -144,14 +148,17 @@ export function withOperationSpan(handler: RouterMiddleware): RouterMiddleware {
     if (trace.getActiveSpan()?.isRecording() !== true) return handler(ctx, next);
     const { routerName, routerPath } = ctx;
     if (routerName === undefined) return handler(ctx, next);
-    return tracer.startActiveSpan(routerName, { attributes: { [ATTR_HTTP_ROUTE]: routerPath } }, async (span) => {
-      try {
-        return await handler(ctx, next);
-      } finally {
-        span.end();
-      }
-    });
+    const span = tracer.startSpan(routerName, { attributes: { [ATTR_HTTP_ROUTE]: routerPath } });
+    return operation(span, handler, ctx, next);
   };
+}
+
+async function operation(span: Span, handler: RouterMiddleware, ctx: Parameters<RouterMiddleware>[0], next: Next): Promise<unknown> {
+  try {
+    return await context.with(trace.setSpan(context.active(), span), handler, undefined, ctx, next);
+  } finally {
+    span.end();
+  }
 }
 
 /**
@@ -198,18 +205,20 @@ function traced(spanName: string, useCase: UseCase): UseCase {
   return function (...args) {
     // A request its sampler left unrecorded gets no use-case span either: it could never be exported.
     if (trace.getActiveSpan()?.isRecording() !== true) return useCase.apply(this, args);
-    return tracer.startActiveSpan(spanName, async (span) => {
-      try {
-        return await useCase.apply(this, args);
-      } catch (error) {
-        // A domain error is named by its code; anything else is unexpected and keeps its exception.
-        if (error instanceof DomainError) span.setAttribute('error.type', error.code);
-        else span.recordException(error as Error);
-        span.setStatus({ code: SpanStatusCode.ERROR });
-        throw error;
-      } finally {
-        span.end();
-      }
-    });
+    return useCaseInSpan(tracer.startSpan(spanName), useCase, this, args);
   };
+}
+
+async function useCaseInSpan(span: Span, useCase: UseCase, catalog: PetCatalog, args: unknown[]): Promise<unknown> {
+  try {
+    return await context.with(trace.setSpan(context.active(), span), useCase, catalog, ...args);
+  } catch (error) {
+    // A domain error is named by its code; anything else is unexpected and keeps its exception.
+    if (error instanceof DomainError) span.setAttribute('error.type', error.code);
+    else span.recordException(error as Error);
+    span.setStatus({ code: SpanStatusCode.ERROR });
+    throw error;
+  } finally {
+    span.end();
+  }
 }
