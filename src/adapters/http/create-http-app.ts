@@ -61,13 +61,11 @@ export function createHttpApp(deps: HttpAppDeps): Koa {
   // Probes and scrapes: logged at debug when they succeed, and never traced.
   const machineRoutes = new Set([PROBE_ROUTES.live, PROBE_ROUTES.ready, METRICS_ROUTE]);
   const observer = new RequestObserver(deps.logger, deps.metrics, machineRoutes);
+  const first = requestContext({ observer, router, trustedProxies: trustedProxyList(deps.trustedProxies ?? []) });
   const tracing = deps.tracing;
-  if (tracing !== undefined) {
-    app.on('error', tracing.recordUnexpectedError);
-    // Outermost, so that the request line and everything below are written within the request's span.
-    app.use(tracing.traceRequests(machineRoutes));
-  }
-  app.use(requestContext({ observer, router, trustedProxies: trustedProxyList(deps.trustedProxies ?? []) }));
+  if (tracing !== undefined) app.on('error', tracing.recordUnexpectedError);
+  // Traced, the first middleware runs within the request's span, so that the request line and all below are written in it.
+  app.use(tracing === undefined ? first : tracing.traceRequests(machineRoutes, first));
   app.use(respondWithErrors());
   for (const middleware of deps.middleware ?? []) app.use(middleware);
   if (deps.corsOrigins.length > 0) app.use(cors(deps.corsOrigins, ALL_PET_OPERATIONS));

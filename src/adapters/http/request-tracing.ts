@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { RouterMiddleware } from '@koa/router';
-import { context, propagation, SamplingDecision, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Context as OtelContext, type Span } from '@opentelemetry/api';
+import { context, propagation, SamplingDecision, SpanKind, SpanStatusCode, trace, type Attributes, type Context as OtelContext, type Span } from '@opentelemetry/api';
 import {
   ATTR_CLIENT_ADDRESS,
   ATTR_ERROR_TYPE,
@@ -15,7 +15,7 @@ import {
   ATTR_URL_SCHEME,
   ATTR_USER_AGENT_ORIGINAL,
 } from '@opentelemetry/semantic-conventions';
-import type { Context, Next } from 'koa';
+import type { Context, Middleware, Next } from 'koa';
 import { DomainError } from '../../core/errors.js';
 import { PetCatalog } from '../../core/pet-catalog.js';
 import { requestSampling } from '../../telemetry/start-tracing.js';
@@ -33,19 +33,22 @@ const tracer = trace.getTracer('animal-store-service');
 /** The methods the HTTP semantic conventions know; any other is `_OTHER`, and its span is named `HTTP`. */
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH', 'QUERY']);
 const SERVER_SPAN = Object.freeze({ kind: SpanKind.SERVER });
+/** The trace flags of a request the sampler drops, in its traceresponse. */
+const UNSAMPLED = '00';
 
 /**
- * The first middleware: the request's server span, continuing the caller's traceparent, sampled once by the
- * configured sampler, and named in a `traceresponse` header (W3C Trace Context Level 2) so a client can quote it.
- * `untraced`: the paths of probes and scrapes, frequent and with nothing to follow.
+ * The first middleware, `first` (request-context.ts), within the request's server span: continuing the caller's
+ * traceparent, sampled once by the configured sampler, and named in a `traceresponse` header (W3C Trace Context
+ * Level 2) so a client can quote it. One middleware rather than a Koa layer of its own, which would cost every
+ * request a dispatch. `untraced`: the paths of probes and scrapes, frequent and with nothing to follow.
  */
-export function traceRequests(untraced: ReadonlySet<string>) {
+export function traceRequests(untraced: ReadonlySet<string>, first: Middleware): Middleware {
   const sampling = requestSampling();
   // Without the SDK (a start without the preload, which main.ts warns of) there is nothing to trace with.
-  if (sampling === undefined) return (_ctx: Context, next: Next): Promise<unknown> => next();
+  if (sampling === undefined) return first;
   const carriers = propagation.fields();
   return function serverSpan(ctx: Context, next: Next): Promise<unknown> {
-    if (untraced.has(ctx.path)) return next();
+    if (untraced.has(ctx.path)) return first(ctx, next);
     const { req } = ctx;
     const method = req.method ?? 'GET';
     const name = KNOWN_METHODS.has(method) ? method : 'HTTP';
@@ -54,13 +57,13 @@ export function traceRequests(untraced: ReadonlySet<string>) {
     // A request the sampler drops runs as it would untraced: no span, no context to carry, as nothing below could
     // record (use-case and MongoDB command spans need a recording parent; log lines take ids from sampled spans).
     if (decided.result.decision === SamplingDecision.NOT_RECORD) {
-      ctx.response.set('traceresponse', traceResponse(decided.traceId, sampling.ids.responseSpanId(), TraceFlags.NONE));
-      return next();
+      ctx.response.set('traceresponse', traceResponse(decided.traceId, sampling.ids.responseSpanId(), UNSAMPLED));
+      return first(ctx, next);
     }
     const span = sampling.startSpan(tracer, name, SERVER_SPAN, parent, decided);
     const { traceId, spanId, traceFlags } = span.spanContext();
-    ctx.response.set('traceresponse', traceResponse(traceId, spanId, traceFlags));
-    return recorded(span, ctx, trace.setSpan(parent, span), next);
+    ctx.response.set('traceresponse', traceResponse(traceId, spanId, flagsText(traceFlags)));
+    return recorded(span, ctx, trace.setSpan(parent, span), first, next);
   };
 }
 
@@ -74,9 +77,9 @@ function carries(headers: IncomingHttpHeaders, fields: readonly string[]): boole
  * The recorded paths below hand their arguments to context.with instead of making a closure per request, as
  * linked-context.ts keeps the contexts free of them: less for a recorded request to leave to the collector.
  */
-async function recorded(span: Span, ctx: Context, active: OtelContext, next: Next): Promise<void> {
+async function recorded(span: Span, ctx: Context, active: OtelContext, first: Middleware, next: Next): Promise<void> {
   try {
-    await context.with(active, next);
+    await context.with(active, first, undefined, ctx, next);
   } catch (error) {
     // Only a failure of the error mapping itself gets here; Koa answers it with a 500.
     recordFailure(span, error);
@@ -86,9 +89,14 @@ async function recorded(span: Span, ctx: Context, active: OtelContext, next: Nex
   }
 }
 
-/** W3C Trace Context Level 2: version 00, the trace, this server's span, the trace flags. */
-function traceResponse(traceId: string, spanId: string, traceFlags: number): string {
-  return `00-${traceId}-${spanId}-${traceFlags.toString(16).padStart(2, '0')}`;
+/** W3C Trace Context Level 2: version 00, the trace, this server's span, the trace flags (two hex digits). */
+function traceResponse(traceId: string, spanId: string, flags: string): string {
+  return `00-${traceId}-${spanId}-${flags}`;
+}
+
+/** Trace flags as W3C Trace Context writes them: two hex digits. */
+function flagsText(traceFlags: number): string {
+  return traceFlags.toString(16).padStart(2, '0');
 }
 
 function endServerSpan(span: Span, ctx: Context): void {
