@@ -64,7 +64,7 @@ export function createHttpApp(deps: HttpAppDeps): Koa {
   const first = requestContext({ observer, router, trustedProxies: trustedProxyList(deps.trustedProxies ?? []) });
   const tracing = deps.tracing;
   if (tracing !== undefined) app.on('error', tracing.recordUnexpectedError);
-  // Traced, the first middleware runs within the request's span, so that the request line and all below are written in it.
+  // Traced, the first middleware runs within the request's span: the request line and all below are written in it.
   app.use(tracing === undefined ? first : tracing.traceRequests(machineRoutes, first));
   app.use(respondWithErrors());
   for (const middleware of deps.middleware ?? []) app.use(middleware);
