@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { RouterMiddleware } from '@koa/router';
-import { context, propagation, SamplingDecision, SpanKind, SpanStatusCode, trace, type Attributes, type Context as OtelContext, type Span } from '@opentelemetry/api';
+import { context, propagation, SamplingDecision, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Context as OtelContext, type Span } from '@opentelemetry/api';
 import {
   ATTR_CLIENT_ADDRESS,
   ATTR_ERROR_TYPE,
@@ -33,8 +33,8 @@ const tracer = trace.getTracer('animal-store-service');
 /** The methods the HTTP semantic conventions know; any other is `_OTHER`, and its span is named `HTTP`. */
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH', 'QUERY']);
 const SERVER_SPAN = Object.freeze({ kind: SpanKind.SERVER });
-/** The trace flags of a request the sampler drops, in its traceresponse. */
-const UNSAMPLED = '00';
+/** The trace flags of a request the sampler drops, in its traceresponse: worked out once. */
+const UNSAMPLED = flagsText(TraceFlags.NONE);
 
 /**
  * The first middleware, `first` (request-context.ts), within the request's server span: continuing the caller's
