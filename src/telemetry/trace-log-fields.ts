@@ -13,7 +13,12 @@ function traceLogFields(): Readonly<Record<string, string>> {
   if (span === undefined) return NO_TRACE;
   const { traceId, spanId, traceFlags } = span.spanContext();
   if ((traceFlags & TraceFlags.SAMPLED) === 0) return NO_TRACE;
-  return { trace_id: traceId, span_id: spanId, trace_flags: traceFlags.toString(16).padStart(2, '0') };
+  return { trace_id: traceId, span_id: spanId, trace_flags: flagsText(traceFlags) };
+}
+
+/** Trace flags as W3C Trace Context writes them (traceparent, traceresponse, log correlation): two hex digits. */
+export function flagsText(traceFlags: number): string {
+  return traceFlags.toString(16).padStart(2, '0');
 }
 
 /**

@@ -19,6 +19,7 @@ import type { Context, Middleware, Next } from 'koa';
 import { DomainError } from '../../core/errors.js';
 import { PetCatalog } from '../../core/pet-catalog.js';
 import { requestSampling } from '../../telemetry/start-tracing.js';
+import { flagsText } from '../../telemetry/trace-log-fields.js';
 import { dispatchedRoute } from './observe-requests.js';
 import type { RequestState } from './request-context.js';
 
@@ -92,11 +93,6 @@ async function recorded(span: Span, ctx: Context, active: OtelContext, first: Mi
 /** W3C Trace Context Level 2: version 00, the trace, this server's span, the trace flags (two hex digits). */
 function traceResponse(traceId: string, spanId: string, flags: string): string {
   return `00-${traceId}-${spanId}-${flags}`;
-}
-
-/** Trace flags as W3C Trace Context writes them: two hex digits. */
-function flagsText(traceFlags: number): string {
-  return traceFlags.toString(16).padStart(2, '0');
 }
 
 function endServerSpan(span: Span, ctx: Context): void {
