@@ -156,7 +156,8 @@ describe('the served OpenAPI document', () => {
       metricsOnApiPort: true,
     } as Parameters<typeof allRoutes>[0];
     const served = allRoutes(deps)
-      .stack.flatMap((layer) => layer.methods.filter((method) => method !== 'HEAD').map((method) => `${method} ${layer.path}`))
+      .flatMap((router) => router.stack)
+      .flatMap((layer) => layer.methods.filter((method) => method !== 'HEAD').map((method) => `${method} ${layer.path}`))
       .sort();
     const documented = [doc, operationsDoc]
       .flatMap((document) => Object.entries(document.paths as Json).map(([path, item]) => [serverPrefix(document, item), path, item] as const))

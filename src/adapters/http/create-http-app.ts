@@ -57,11 +57,11 @@ export function createHttpApp(deps: HttpAppDeps): Koa {
   // Asked once: below debug, the request path carries no debug logging at all, not even a level check.
   const debug = deps.logger.isLevelEnabled('debug');
   const idempotency = debug ? { ...deps.idempotency, logReplay: replayLog(deps.logger) } : deps.idempotency;
-  const router = allRoutes({ ...deps, idempotency });
+  const routers = allRoutes({ ...deps, idempotency });
   // Probes and scrapes: logged at debug when they succeed, and never traced.
   const machineRoutes = new Set([PROBE_ROUTES.live, PROBE_ROUTES.ready, METRICS_ROUTE]);
   const observer = new RequestObserver(deps.logger, deps.metrics, machineRoutes);
-  const first = requestContext({ observer, router, trustedProxies: trustedProxyList(deps.trustedProxies ?? []) });
+  const first = requestContext({ observer, routers, trustedProxies: trustedProxyList(deps.trustedProxies ?? []) });
   const tracing = deps.tracing;
   if (tracing !== undefined) app.on('error', tracing.recordUnexpectedError);
   // Traced, the first middleware runs within the request's span: the request line and all below are written in it.
@@ -71,20 +71,31 @@ export function createHttpApp(deps: HttpAppDeps): Koa {
   if (deps.corsOrigins.length > 0) app.use(cors(deps.corsOrigins, ALL_PET_OPERATIONS));
   const logRefusal = debug ? refusalLog(deps.logger) : undefined;
   app.use(requireApiKey({ catalog: deps.catalog, rateLimits: deps.rateLimits, metrics: deps.metrics, logRefusal }));
-  app.use(router.routes());
-  app.use(router.allowedMethods());
+  for (const router of routers) app.use(router.routes());
+  // A 405 names the methods of every router's routes on the path: each router adds the routes it matched to ctx.matched.
+  app.use(routers[0]!.allowedMethods());
   return app;
 }
 
-/** Every route the service answers, in one flat router; the OpenAPI documents must describe exactly these. */
-export function allRoutes(deps: Pick<HttpAppDeps, 'readiness' | 'servers' | 'catalog' | 'clock' | 'idempotency' | 'metrics' | 'metricsOnApiPort' | 'tracing'>): Router {
+/**
+ * Every route the service answers, in the routers that dispatch them, in order: the interface's operations, then the
+ * service's own (probes, documents, metrics). @koa/router tests a request against every route of a router, and calls
+ * its debug logger for each, so the operations nearly every request asks for sit in a router of their own
+ * (BENCHMARKS.md, issue 42). The OpenAPI documents must describe exactly these.
+ */
+export function allRoutes(deps: Pick<HttpAppDeps, 'readiness' | 'servers' | 'catalog' | 'clock' | 'idempotency' | 'metrics' | 'metricsOnApiPort' | 'tracing'>): readonly Router[] {
   const metrics = deps.metricsOnApiPort ? deps.metrics : undefined;
-  // Exact paths only, as documented: `/V1/pets` would bypass the key check, `/v1/pets/` is no route.
-  const router = new Router({ sensitive: true, strict: true });
-  addHealthRoutes(router, deps.readiness);
-  addOpenApiRoutes(router, deps.servers, { metrics: metrics !== undefined });
-  addDocsRoutes(router);
-  addPetRoutes(router, deps.catalog, deps.clock, deps.idempotency, deps.tracing?.withOperationSpan);
-  if (metrics !== undefined) addMetricsRoutes(router, metrics);
-  return router;
+  const operations = exactRouter();
+  addPetRoutes(operations, deps.catalog, deps.clock, deps.idempotency, deps.tracing?.withOperationSpan);
+  const service = exactRouter();
+  addHealthRoutes(service, deps.readiness);
+  addOpenApiRoutes(service, deps.servers, { metrics: metrics !== undefined });
+  addDocsRoutes(service);
+  if (metrics !== undefined) addMetricsRoutes(service, metrics);
+  return [operations, service];
+}
+
+/** Exact paths only, as documented: `/V1/pets` would bypass the key check, `/v1/pets/` is no route. */
+function exactRouter(): Router {
+  return new Router({ sensitive: true, strict: true });
 }

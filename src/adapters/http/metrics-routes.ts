@@ -29,7 +29,7 @@ export function createMetricsApp(metrics: HttpMetrics, onUnexpectedError: (error
   const router = new Router({ sensitive: true, strict: true });
   addMetricsRoutes(router, metrics);
   const observer = logger.isLevelEnabled('debug') ? new RequestObserver(logger, undefined, new Set([METRICS_ROUTE])) : undefined;
-  app.use(requestContext({ router, ...(observer === undefined ? {} : { observer }) }));
+  app.use(requestContext({ routers: [router], ...(observer === undefined ? {} : { observer }) }));
   app.use(respondWithErrors());
   app.use(router.routes());
   app.use(router.allowedMethods());

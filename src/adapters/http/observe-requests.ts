@@ -46,11 +46,14 @@ export class RequestObserver {
  * The route template of a request: the one the router dispatched to, else (a request refused before routing,
  * or a 405) the template of a route on its path. Null for paths no route matches.
  */
-export function routeTemplate(ctx: Context, router: Router): string | null {
+export function routeTemplate(ctx: Context, routers: readonly Router[]): string | null {
   const dispatched = dispatchedRoute(ctx);
   if (dispatched !== null) return dispatched;
-  const layer = router.match(ctx.path, ctx.method).path.find((candidate) => candidate.methods.length > 0);
-  return typeof layer?.path === 'string' ? layer.path : null;
+  for (const router of routers) {
+    const layer = router.match(ctx.path, ctx.method).path.find((candidate) => candidate.methods.length > 0);
+    if (typeof layer?.path === 'string') return layer.path;
+  }
+  return null;
 }
 
 /** The template of the route the router dispatched this request to (@koa/router's ctx.routerPath), if any. */

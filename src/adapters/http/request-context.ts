@@ -43,8 +43,8 @@ export interface RequestState {
 export interface RequestContextDeps {
   /** Logs and counts each response; undefined on the metrics port below LOG_LEVEL=debug. */
   readonly observer?: RequestObserver;
-  /** Names the route template of each response for its log line and counts. */
-  readonly router: Router;
+  /** The routers that dispatch requests, in order: they name the route template of each response for its log line and counts. */
+  readonly routers: readonly Router[];
   /** Proxies whose X-Forwarded-For is believed; undefined means none. */
   readonly trustedProxies?: BlockList;
 }
@@ -80,7 +80,7 @@ export function requestContext(deps: RequestContextDeps) {
     socket[IN_FLIGHT] = ctx;
     await next();
     if (socket[IN_FLIGHT] === ctx) socket[IN_FLIGHT] = undefined;
-    if (deps.observer !== undefined && !state.observed) deps.observer.record(requestLine(ctx, ctx.status, routeTemplate(ctx, deps.router)));
+    if (deps.observer !== undefined && !state.observed) deps.observer.record(requestLine(ctx, ctx.status, routeTemplate(ctx, deps.routers)));
   };
 }
 
