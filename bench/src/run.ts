@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { pinCores } from './cpu-pinning.js';
+import { pinCores, type Pinning } from './cpu-pinning.js';
 import { coldStarts, Fleet } from './fleet.js';
 import { parseOptions, USAGE, type BenchOptions } from './options.js';
 import { freshDbName, startMongoServer } from './mongo-server.js';
@@ -12,12 +12,24 @@ import { throughputRun } from './throughput-run.js';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-async function main(options: BenchOptions, mongo: { readonly url: string; readonly pid?: number | undefined } | undefined, receiver: OtlpReceiver | undefined): Promise<void> {
-  const mongoUrl = mongo?.url;
+async function main(options: BenchOptions, mongo: Mongo): Promise<void> {
   const apiKey = randomBytes(24).toString('base64url');
   // After the MongoDB server started (it keeps every CPU), before any Node server does.
   const pinning = pinCores(options.pin);
   log(pinning.note);
+  // After the pinning, so that it shares the load generator's CPU and takes none from the servers'.
+  const receiver = options.tracing ? await startOtlpReceiver() : undefined;
+  try {
+    await measure(options, mongo, apiKey, pinning, receiver);
+  } finally {
+    await receiver?.stop();
+  }
+}
+
+type Mongo = { readonly url: string; readonly pid?: number | undefined } | undefined;
+
+async function measure(options: BenchOptions, mongo: Mongo, apiKey: string, pinning: Pinning, receiver: OtlpReceiver | undefined): Promise<void> {
+  const mongoUrl = mongo?.url;
   const storage = mongoUrl === undefined
     ? { STORAGE: 'memory' }
     : { STORAGE: 'mongodb', MONGODB_URL: mongoUrl, MONGODB_DB: freshDbName('bench') };
@@ -62,7 +74,7 @@ async function main(options: BenchOptions, mongo: { readonly url: string; readon
     process.stdout.write(`${report.markdown}\n\nMachine: ${machine.cpus} CPUs, ${machine.node}, ${machine.platform}, ${pinning.note}; ` +
       `load average at the end ${machine.loadAverage.map((l) => l.toFixed(2)).join(' ')}\n`);
     if (receiver !== undefined) {
-      const { requests, bytes } = receiver.received();
+      const { requests, bytes } = await receiver.received();
       process.stdout.write(`OTLP receiver: ${requests} exports, ${(bytes / 2 ** 20).toFixed(1)} MiB of spans received\n`);
     }
     if (options.json !== undefined) writeFileSync(options.json, `${JSON.stringify({ machine, options, ...report.figures }, null, 2)}\n`);
@@ -82,11 +94,9 @@ try {
   if (refused !== undefined) throw new Error(refused);
   log(`load average at the start: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   const mongo = options.storage === 'mongodb' ? await startMongoServer() : undefined;
-  const receiver = options.tracing ? await startOtlpReceiver() : undefined;
   try {
-    await main(options, mongo, receiver);
+    await main(options, mongo);
   } finally {
-    await receiver?.stop();
     await mongo?.stop();
   }
 } catch (error) {
