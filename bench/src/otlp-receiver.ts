@@ -3,9 +3,9 @@ import { once } from 'node:events';
 
 /**
  * A local OTLP/HTTP endpoint for the traced servers (--tracing): it takes every export and keeps only counts. It runs
- * in a process of its own, started after the load generator is pinned, so on the load generator's CPU: within the
- * load generator's event loop, its exports held up the requests, and the 1% server sat idle 7% of its turns on
- * list against 4% for tracing off (BENCHMARKS.md, issue 42's eighteenth session).
+ * in a process of its own, started after the load generator is pinned, so on the load generator's CPU. Inside the
+ * load generator's process, the 1% server sat idle 7% of its list turns against 4-5% for tracing off
+ * (BENCHMARKS.md, issue 42's eighteenth session).
  */
 export interface OtlpReceiver {
   /** The base URL, for OTEL_EXPORTER_OTLP_ENDPOINT. */
