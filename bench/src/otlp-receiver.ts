@@ -26,6 +26,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   return {
     url: `http://127.0.0.1:${port}`,
     received: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the OTLP receiver exited (${child.exitCode ?? child.signalCode})`);
       const answer = once(child, 'message') as Promise<[Counts]>;
       child.send('counts');
       return (await answer)[0];

@@ -12,6 +12,8 @@ import { throughputRun } from './throughput-run.js';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
+type Mongo = { readonly url: string; readonly pid?: number | undefined } | undefined;
+
 async function main(options: BenchOptions, mongo: Mongo): Promise<void> {
   const apiKey = randomBytes(24).toString('base64url');
   // After the MongoDB server started (it keeps every CPU), before any Node server does.
@@ -25,8 +27,6 @@ async function main(options: BenchOptions, mongo: Mongo): Promise<void> {
     await receiver?.stop();
   }
 }
-
-type Mongo = { readonly url: string; readonly pid?: number | undefined } | undefined;
 
 async function measure(options: BenchOptions, mongo: Mongo, apiKey: string, pinning: Pinning, receiver: OtlpReceiver | undefined): Promise<void> {
   const mongoUrl = mongo?.url;
