@@ -1,4 +1,4 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
 import Koa, { type Context, type Middleware } from 'koa';
 import type { Logger } from 'pino';
 import type { PetCatalog } from '../../core/pet-catalog.js';
@@ -7,6 +7,7 @@ import type { RateLimits } from '../../ports/rate-limiter.js';
 import { requireApiKey } from './authenticate.js';
 import { trustedProxyList } from './client-address.js';
 import { cors } from './cors.js';
+import { exactRouter } from './exact-router.js';
 import { addDocsRoutes } from './openapi/docs-routes.js';
 import { respondWithErrors } from './error-responses.js';
 import { addHealthRoutes, PROBE_ROUTES, type Readiness } from './health-routes.js';
@@ -93,9 +94,4 @@ export function allRoutes(deps: Pick<HttpAppDeps, 'readiness' | 'servers' | 'cat
   addDocsRoutes(service);
   if (metrics !== undefined) addMetricsRoutes(service, metrics);
   return [operations, service];
-}
-
-/** Exact paths only, as documented: `/V1/pets` would bypass the key check, `/v1/pets/` is no route. */
-function exactRouter(): Router {
-  return new Router({ sensitive: true, strict: true });
 }

@@ -1,7 +1,8 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
 import Koa from 'koa';
 import type { Logger } from 'pino';
 import { respondWithErrors } from './error-responses.js';
+import { exactRouter } from './exact-router.js';
 import type { HttpMetrics } from './http-metrics.js';
 import { RequestObserver } from './observe-requests.js';
 import { requestContext } from './request-context.js';
@@ -26,7 +27,7 @@ export function addMetricsRoutes(router: Router, metrics: HttpMetrics): void {
 export function createMetricsApp(metrics: HttpMetrics, onUnexpectedError: (error: unknown) => void, logger: Logger): Koa {
   const app = new Koa();
   app.on('error', onUnexpectedError);
-  const router = new Router({ sensitive: true, strict: true });
+  const router = exactRouter();
   addMetricsRoutes(router, metrics);
   const observer = logger.isLevelEnabled('debug') ? new RequestObserver(logger, undefined, new Set([METRICS_ROUTE])) : undefined;
   app.use(requestContext({ routers: [router], ...(observer === undefined ? {} : { observer }) }));
