@@ -74,7 +74,7 @@ export function createHttpApp(deps: HttpAppDeps): Koa {
   app.use(requireApiKey({ catalog: deps.catalog, rateLimits: deps.rateLimits, metrics: deps.metrics, logRefusal }));
   for (const router of routers) app.use(router.routes());
   // A 405 names the methods of every router's routes on the path: each router adds the routes it matched to ctx.matched.
-  app.use(routers[0]!.allowedMethods());
+  app.use(routers[0].allowedMethods());
   return app;
 }
 
@@ -84,7 +84,7 @@ export function createHttpApp(deps: HttpAppDeps): Koa {
  * its debug logger for each, so the operations nearly every request asks for sit in a router of their own
  * (BENCHMARKS.md, issue 42). The OpenAPI documents must describe exactly these.
  */
-export function allRoutes(deps: Pick<HttpAppDeps, 'readiness' | 'servers' | 'catalog' | 'clock' | 'idempotency' | 'metrics' | 'metricsOnApiPort' | 'tracing'>): readonly Router[] {
+export function allRoutes(deps: Pick<HttpAppDeps, 'readiness' | 'servers' | 'catalog' | 'clock' | 'idempotency' | 'metrics' | 'metricsOnApiPort' | 'tracing'>): readonly [operations: Router, service: Router] {
   const metrics = deps.metricsOnApiPort ? deps.metrics : undefined;
   const operations = exactRouter();
   addPetRoutes(operations, deps.catalog, deps.clock, deps.idempotency, deps.tracing?.withOperationSpan);
