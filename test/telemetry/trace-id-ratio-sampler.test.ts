@@ -20,7 +20,7 @@ describe('TraceIdRatioSampler', () => {
   });
 
   const edges = [
-    'f'.repeat(32), // the words XOR to 0: sampled at any ratio above 0
+    'f'.repeat(32), // the words XOR to 0: sampled wherever the bound is above 0
     'F'.repeat(32), // upper-case digits are taken, as the API's isValidTraceId takes them
     '0'.repeat(31) + '1',
     'ABCDEF0123456789abcdef0123456789',
