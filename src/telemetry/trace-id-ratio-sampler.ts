@@ -14,8 +14,8 @@ const DROPPED: SamplingResult = Object.freeze({ decision: SamplingDecision.NOT_R
 /**
  * The `traceidratio` sampler of OTEL_TRACES_SAMPLER: the SDK's TraceIdRatioBasedSampler decision for decision (a
  * valid trace id's four 32-bit words XORed, sampled below ratio × (2^32 - 1); tested against it), read in one pass
- * through a table. The SDK's checks the id, then parses it with two branches a character: asked for every request,
- * it took 0.25 µs of the service's 26 µs a get, and a copy without it served 4% more (BENCHMARKS.md, issue 42).
+ * through a table. The SDK's checks the id, then parses it with two branches a digit, which random ids mispredict;
+ * asked for every request, a decision cost three times this one's (BENCHMARKS.md, issue 42, nineteenth session).
  */
 export class TraceIdRatioSampler implements Sampler {
   readonly #ratio: number;
