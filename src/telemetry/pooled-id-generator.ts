@@ -6,13 +6,13 @@ const ZERO = '0'.charCodeAt(0);
 
 type IdGenerator = NodeSDKConfiguration['idGenerator'];
 
-/** Random bytes drawn at a time: the ids of about 170 requests (a trace id and a server span id each). */
+/** Random bytes drawn at a time: the trace ids of 256 requests. */
 const POOL_BYTES = 4096;
 
 /**
  * Trace and span ids cut from one hex string of random bytes drawn POOL_BYTES at a time. Every request draws a
- * trace id for its sampling decision and an id for its traceresponse, sampled or not; the SDK's generator would make
- * each with its own Math.random calls and Buffer-to-hex conversion. The SDK's own ids (its documented `idGenerator`
+ * trace id for its sampling decision, sampled or not; the SDK's generator would make each with its own Math.random
+ * calls and Buffer-to-hex conversion. The SDK's own ids (its documented `idGenerator`
  * option) are copies: a cut is a slice of the pool's string, and V8 keeps a slice's whole parent alive.
  */
 export class PooledIdGenerator implements IdGenerator {
@@ -23,11 +23,6 @@ export class PooledIdGenerator implements IdGenerator {
   /** A trace id for a request's sampling decision (sampled-once.ts): a cut of the pool, to live no longer than the request. */
   requestTraceId(): string {
     return this.next(32, INVALID_TRACEID);
-  }
-
-  /** The span id an unsampled request's traceresponse names: a cut of the pool, gone with the response. */
-  responseSpanId(): string {
-    return this.next(16, INVALID_SPANID);
   }
 
   /**

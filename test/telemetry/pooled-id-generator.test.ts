@@ -30,10 +30,10 @@ describe('PooledIdGenerator', () => {
     for (const count of counts) expect(Math.abs(count - 4000)).toBeLessThan(400);
   });
 
-  it('makes valid request and response ids, cut from the same pool', () => {
+  it('makes valid request trace ids and span ids, cut from the same pool', () => {
     const ids = new PooledIdGenerator();
     const traceIds = Array.from({ length: 500 }, () => ids.requestTraceId());
-    const spanIds = Array.from({ length: 500 }, () => ids.responseSpanId());
+    const spanIds = Array.from({ length: 500 }, () => ids.generateSpanId());
     for (const id of traceIds) expect(/^[0-9a-f]{32}$/.test(id) && isValidTraceId(id), id).toBe(true);
     for (const id of spanIds) expect(/^[0-9a-f]{16}$/.test(id) && isValidSpanId(id), id).toBe(true);
     expect(new Set([...traceIds, ...spanIds]).size).toBe(1000);

@@ -15,7 +15,7 @@ const text = (description: string, example: string) => ({ description, schema: {
 export const HEADERS: Json = {
   XRequestId: text('Echo of the client\'s X-Request-Id when safe (at most 128 of [A-Za-z0-9_.:-]), else a generated id.', REQUEST_ID_EXAMPLE),
   TraceResponse: text(
-    'W3C Trace Context `traceresponse`, when the deployment traces requests: the trace and the span that answered, for a report to quote.',
+    'W3C Trace Context `traceresponse`, when the deployment traces requests and recorded this one: the trace and the span that answered, for a report to quote.',
     '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
   ),
   XContentTypeOptions: text('Always `nosniff`.', SECURITY_HEADERS['X-Content-Type-Options']!),
