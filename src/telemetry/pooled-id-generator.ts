@@ -12,8 +12,8 @@ const POOL_BYTES = 4096;
 /**
  * Trace and span ids cut from one hex string of random bytes drawn POOL_BYTES at a time. Every request draws a
  * trace id for its sampling decision, sampled or not; the SDK's generator would make each with its own Math.random
- * calls and Buffer-to-hex conversion. The SDK's own ids (its documented `idGenerator`
- * option) are copies: a cut is a slice of the pool's string, and V8 keeps a slice's whole parent alive.
+ * calls and Buffer-to-hex conversion. The SDK's own ids (its documented `idGenerator` option) are copies: a cut is a
+ * slice of the pool's string, and V8 keeps a slice's whole parent alive.
  */
 export class PooledIdGenerator implements IdGenerator {
   private hex = '';

@@ -55,7 +55,8 @@ export function traceRequests(untraced: ReadonlySet<string>, first: Middleware):
     const decided = sampling.decide(parent, name, SpanKind.SERVER);
     // A request the sampler drops runs as it would untraced: no span, no context to carry, as nothing below could
     // record (use-case and MongoDB command spans need a recording parent; log lines take ids from sampled spans),
-    // and no traceresponse, which would name a trace no backend holds. It was 3-8% of the 1%'s req/s (BENCHMARKS.md).
+    // and no traceresponse, which would name a trace no backend holds; Node's header code for it was the largest part
+    // of a dropped request's cost (BENCHMARKS.md, issue 42).
     if (decided.result.decision === SamplingDecision.NOT_RECORD) return first(ctx, next);
     const span = sampling.startSpan(tracer, name, SERVER_SPAN, parent, decided);
     const { traceId, spanId, traceFlags } = span.spanContext();
